@@ -1,0 +1,104 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import packageJson from "../package.json";
+import { APP_NAME } from "./constants";
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
+
+const EnvSchema = z.object({
+  /** `production` unless set; `development` turns on readable logs and live reload. */
+  NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+  /** TCP port to listen on; 0 picks a free one (tests use this). */
+  PORT: port.default(3000),
+  /** Interface to listen on; unset listens on all of them. */
+  HOST: z.string().min(1).optional(),
+  /**
+   * The public origin visitors use, e.g. `https://example.com`. Unset in local use.
+   * When it is https, cookies are marked Secure.
+   */
+  ORIGIN: z.string().transform(toOrigin).optional(),
+  /**
+   * Signs cookies. Comma-separated for rotation: the first signs, all verify.
+   * Every instance behind one load balancer needs the same value.
+   */
+  SESSION_SECRET: z
+    .string()
+    .transform((value) => value.split(",").map((secret) => secret.trim()))
+    .pipe(z.array(z.string().min(32, "each secret must be at least 32 characters")).min(1))
+    .optional(),
+  /** pino level: fatal, error, warn, info, debug, trace or silent. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** How long in-flight requests may run after SIGTERM/SIGINT before the process exits. */
+  SHUTDOWN_TIMEOUT_MS: milliseconds.default(10_000),
+  /** Time a client has to send all request headers. */
+  HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
+  /** Time a client has to send the whole request. */
+  REQUEST_TIMEOUT_MS: milliseconds.default(30_000),
+  /** How long an idle keep-alive connection stays open. */
+  KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(5_000),
+  /** Largest request body accepted, in bytes; larger ones are refused with 413. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(1_048_576),
+});
+
+function toOrigin(value: string, ctx: z.RefinementCtx) {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (url && (url.protocol === "https:" || url.protocol === "http:") && url.origin === value.replace(/\/$/, "")) {
+    return url.origin;
+  }
+  ctx.addIssue({ code: "custom", message: "must be an http(s) origin such as https://example.com, with no path" });
+  return z.NEVER;
+}
+
+export type Config = ReturnType<typeof parseConfig>;
+
+export class ConfigError extends Error {
+  name = "ConfigError";
+}
+
+/** Parses an environment into the app's configuration; throws ConfigError naming the first bad variable. */
+export function parseConfig(env: Record<string, string | undefined>) {
+  const withoutBlanks = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const result = EnvSchema.safeParse(withoutBlanks);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    throw new ConfigError(`Invalid environment variable ${name}: ${issue.message}`);
+  }
+  const { SESSION_SECRET, ...rest } = result.data;
+  return {
+    ...rest,
+    sessionSecrets: SESSION_SECRET ?? null,
+    secureCookies: rest.ORIGIN?.startsWith("https:") ?? false,
+  };
+}
+
+let config: Config | undefined;
+
+/**
+ * The configuration of this process, parsed once. Without SESSION_SECRET a random secret is
+ * made and written back to `process.env`, so the server and the Remix build (bundled apart,
+ * each with its own copy of this module) agree on it.
+ */
+export function getConfig(): Config {
+  if (config) return config;
+  const parsed = parseConfig(process.env);
+  if (!parsed.sessionSecrets) {
+    const secret = randomBytes(32).toString("hex");
+    process.env.SESSION_SECRET = secret;
+    parsed.sessionSecrets = [secret];
+    generatedSecret = true;
+  }
+  config = parsed;
+  return config;
+}
+
+/** True when getConfig had to generate SESSION_SECRET (the server warns once at start). */
+export let generatedSecret = false;
+
+/** The only configuration that reaches the browser: add to it deliberately. */
+export function getPublicConfig() {
+  return { appName: APP_NAME, version: packageJson.version };
+}

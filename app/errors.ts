@@ -1,0 +1,91 @@
+/**
+ * The error catalogue: every error the app can show a visitor, with its HTTP status and words.
+ * The error boundary, the server's own refusals and the health endpoints all read from here.
+ * Add the spec's errors as new entries; keep each (status, code) pair unique.
+ */
+export const errorCatalogue = {
+  BAD_REQUEST: {
+    status: 400,
+    title: "Bad request",
+    message: "The request could not be understood. Check the address and try again.",
+  },
+  VALIDATION_FAILED: {
+    status: 400,
+    title: "Check your answers",
+    message: "Some of the information you sent is not valid. Correct it and send it again.",
+  },
+  CROSS_SITE_REQUEST: {
+    status: 403,
+    title: "Request refused",
+    message: "This request did not come from this site, so it was refused.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    title: "Page not found",
+    message: "There is nothing at this address. It may have moved, or the link may be wrong.",
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    title: "Not allowed here",
+    message: "This address does not accept that kind of request.",
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    title: "Too much data",
+    message: "What you sent is larger than this site accepts.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    title: "Unsupported format",
+    message: "What you sent is in a format this address does not accept.",
+  },
+  RATE_LIMITED: {
+    status: 429,
+    title: "Too many requests",
+    message: "You have sent too many requests in a short time. Wait a minute and try again.",
+  },
+  INTERNAL: {
+    status: 500,
+    title: "Something went wrong",
+    message: "An unexpected error occurred on our side. Try again in a moment.",
+  },
+  UPSTREAM_BAD_RESPONSE: {
+    status: 502,
+    title: "Service error",
+    message: "A service this page depends on sent an answer we could not use. Try again later.",
+  },
+  UPSTREAM_UNAVAILABLE: {
+    status: 503,
+    title: "Service unavailable",
+    message: "A service this page depends on is not available right now. Try again later.",
+  },
+  UPSTREAM_TIMEOUT: {
+    status: 504,
+    title: "Service timed out",
+    message: "A service this page depends on took too long to answer. Try again later.",
+  },
+} as const satisfies Record<string, { status: number; title: string; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export type CatalogueError = { code: ErrorCode; status: number; title: string; message: string };
+
+export function getError(code: ErrorCode): CatalogueError {
+  return { code, ...errorCatalogue[code] };
+}
+
+const codeForStatus = new Map<number, ErrorCode>();
+for (const [code, entry] of Object.entries(errorCatalogue) as [ErrorCode, { status: number }][]) {
+  if (!codeForStatus.has(entry.status)) codeForStatus.set(entry.status, code);
+}
+
+/**
+ * The entry to show for an HTTP status: the first catalogue entry with that status, else the
+ * generic entry of its class (BAD_REQUEST for 4xx, INTERNAL for anything else).
+ */
+export function getErrorForStatus(status: number): CatalogueError {
+  const isClientError = status >= 400 && status < 500;
+  const code = codeForStatus.get(status) ?? (isClientError ? "BAD_REQUEST" : "INTERNAL");
+  const isErrorStatus = status >= 400 && status < 600;
+  return { ...getError(code), status: isErrorStatus ? status : 500 };
+}

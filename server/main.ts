@@ -1,0 +1,70 @@
+import { createServer } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
+import { generatedSecret, getConfig } from "~/config.server";
+import { logger } from "~/logger.server";
+import { createApp } from "./app";
+import { requestContext } from "./request-context";
+
+const config = getConfig();
+
+process.on("uncaughtException", (error) => crash(error, "uncaught exception"));
+process.on("unhandledRejection", (reason) => crash(reason, "unhandled rejection"));
+
+// A process that hit an error nobody handled is in an unknown state: log it and stop, and let
+// the supervisor start a fresh one.
+function crash(error: unknown, kind: string) {
+  logger.fatal({ err: error, requestId: requestContext.getStore()?.requestId }, kind);
+  process.exit(1);
+}
+
+if (generatedSecret) {
+  logger.warn(
+    "SESSION_SECRET is not set: using a random one, so cookies will not survive a restart or be shared between instances",
+  );
+}
+
+const buildPath = path.resolve("build/index.js");
+const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
+
+const state = { shuttingDown: false };
+const app = createApp({ build, config, state });
+
+const server = createServer(
+  {
+    headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    // Node checks the two timeouts above only this often (30 s by default).
+    connectionsCheckingInterval: Math.min(1_000, config.HEADERS_TIMEOUT_MS),
+  },
+  app,
+);
+server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
+
+server.listen({ port: config.PORT, host: config.HOST }, () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  logger.info({ port, host: config.HOST ?? "all interfaces" }, `listening on http://localhost:${port}`);
+  if (config.NODE_ENV === "development") broadcastDevReady(build);
+});
+
+function shutdown(signal: NodeJS.Signals) {
+  if (state.shuttingDown) return;
+  state.shuttingDown = true;
+  logger.info({ signal }, "shutting down: finishing in-flight requests");
+  const deadline = setTimeout(() => {
+    logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: closing remaining connections");
+    server.closeAllConnections();
+    process.exit(0);
+  }, config.SHUTDOWN_TIMEOUT_MS);
+  deadline.unref();
+  server.close(() => {
+    logger.info("stopped");
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+
+process.on("SIGTERM", shutdown);
+process.on("SIGINT", shutdown);

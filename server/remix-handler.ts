@@ -1,0 +1,80 @@
+import type { RequestHandler as ExpressHandler, Request as ExpressRequest, Response as ExpressResponse } from "express";
+import {
+  createRequestHandler,
+  writeReadableStreamToWritable,
+  type AppLoadContext,
+  type ServerBuild,
+} from "@remix-run/node";
+import { HttpError } from "./http-error";
+
+type Options = {
+  build: ServerBuild;
+  mode: string;
+  bodyLimitBytes: number;
+  getLoadContext?: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
+};
+
+/**
+ * Hands an Express request to Remix and writes Remix's answer back. The server owns this
+ * conversion (rather than @remix-run/express) so the edge decides what reaches Remix.
+ */
+export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): ExpressHandler {
+  const handleRequest = createRequestHandler(build, mode);
+  return async (req, res, next) => {
+    try {
+      const hasBody = req.method !== "GET" && req.method !== "HEAD";
+      const body = hasBody ? await readBody(req, bodyLimitBytes) : undefined;
+      const request = createFetchRequest(req, res, body);
+      const response = await handleRequest(request, getLoadContext?.(req, res));
+      await sendFetchResponse(res, response);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/**
+ * Reads the whole body, refusing it with 413 as soon as it is known to be over the limit:
+ * before reading when Content-Length says so, else at the byte that crosses it.
+ */
+async function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  if (Number(req.headers["content-length"]) > limit) throw new HttpError("PAYLOAD_TOO_LARGE");
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new HttpError("PAYLOAD_TOO_LARGE");
+    chunks.push(chunk);
+  }
+  const body = Buffer.concat(chunks);
+  return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+}
+
+function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body: Uint8Array<ArrayBuffer> | undefined): Request {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host")}`);
+
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  headers.set("x-request-id", String(req.headers["x-request-id"]));
+
+  // Remix aborts loaders and actions when the visitor goes away before the answer is sent.
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+
+  return new Request(url, { method: req.method, headers, signal: controller.signal, body });
+}
+
+async function sendFetchResponse(res: ExpressResponse, response: Response) {
+  res.statusMessage = response.statusText;
+  res.status(response.status);
+  for (const [name, value] of response.headers) res.append(name, value);
+  if (response.body) {
+    await writeReadableStreamToWritable(response.body, res);
+  } else {
+    res.end();
+  }
+}

@@ -1,0 +1,198 @@
+import http from "node:http";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runServerUntilExit, startServer, type RunningServer } from "../support/server";
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+describe("pages", () => {
+  it("serves the home page inside the site layout", async () => {
+    const response = await fetch(server.url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await response.text();
+    expect(html).toMatch(/^<!DOCTYPE html><html lang="en"/);
+    expect(html).toContain('<a class="skip-link" href="#main">');
+    expect(html).toMatch(/<header class="site-header">/);
+    expect(html).toMatch(/<main id="main" tabindex="-1"><h1>/);
+    expect(html).toMatch(/<footer class="site-footer"><p>Version <!-- -->\d+\.\d+\.\d+/);
+    expect(html).toContain('<meta name="description"');
+    expect(response.headers.get("x-powered-by")).toBeNull();
+  });
+
+  it("answers 404 for unknown paths, inside the layout, with a link home", async () => {
+    const response = await fetch(`${server.url}/no/such/page`);
+    expect(response.status).toBe(404);
+    const html = await response.text();
+    expect(html).toContain('<header class="site-header">');
+    expect(html).toContain("<title>Page not found · ");
+    expect(html).toMatch(/<h1 id="error-title">Page not found<\/h1>/);
+    expect(html).toContain('href="/"');
+  });
+
+  it("answers 405 to a POST where no action exists", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "a=1",
+    });
+    expect(response.status).toBe(405);
+    expect(await response.text()).toContain("Not allowed here");
+  });
+
+  it("answers HEAD / with headers and no body", async () => {
+    const { status, headers, bodyLength } = await new Promise<{
+      status: number;
+      headers: http.IncomingHttpHeaders;
+      bodyLength: number;
+    }>((resolve, reject) => {
+      const request = http.request(`${server.url}/`, { method: "HEAD" }, (response) => {
+        let bodyLength = 0;
+        response.on("data", (chunk: Buffer) => (bodyLength += chunk.length));
+        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, bodyLength }));
+      });
+      request.on("error", reject);
+      request.end();
+    });
+    expect(status).toBe(200);
+    expect(headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(bodyLength).toBe(0);
+  });
+});
+
+describe("/healthz", () => {
+  it("reports liveness as uncacheable JSON", async () => {
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = await response.json();
+    expect(body).toEqual({ status: "ok", version: expect.stringMatching(/^\d+\.\d+\.\d+/), uptime: expect.any(Number) });
+  });
+
+  it("supports HEAD", async () => {
+    const response = await fetch(`${server.url}/healthz`, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("");
+  });
+});
+
+describe("request ids", () => {
+  it("keeps a well-formed incoming X-Request-Id and logs it", async () => {
+    const response = await fetch(server.url, { headers: { "x-request-id": "abc.DEF_123-xyz" } });
+    expect(response.headers.get("x-request-id")).toBe("abc.DEF_123-xyz");
+    await expect.poll(() => server.output()).toContain('"requestId":"abc.DEF_123-xyz"');
+  });
+
+  it.each([["has spaces"], ["a".repeat(129)], ["<script>"], ["semi;colon"]])(
+    "replaces an unsafe incoming id (%s) with a generated one",
+    async (incoming) => {
+      const response = await fetch(server.url, { headers: { "x-request-id": incoming } });
+      const id = response.headers.get("x-request-id");
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
+
+  it("generates an id when none is sent", async () => {
+    const first = (await fetch(server.url)).headers.get("x-request-id");
+    const second = (await fetch(server.url)).headers.get("x-request-id");
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).not.toBe(first);
+  });
+});
+
+describe("logs", () => {
+  it("record method, path, status and duration but never cookies, credentials or query strings", async () => {
+    await fetch(`${server.url}/log-check?token=query-secret`, {
+      headers: { cookie: "session=cookie-secret", authorization: "Bearer auth-secret" },
+    });
+    await expect.poll(() => server.output()).toContain('"path":"/log-check"');
+    const line = server.output().split("\n").find((l) => l.includes('"path":"/log-check"'))!;
+    expect(JSON.parse(line)).toMatchObject({ method: "GET", status: 404, durationMs: expect.any(Number) });
+    expect(server.output()).not.toMatch(/cookie-secret|auth-secret|query-secret/);
+  });
+});
+
+describe("static files", () => {
+  it("serves fingerprinted build assets as immutable for a year", async () => {
+    const html = await (await fetch(server.url)).text();
+    const asset = /href="(\/build\/[^"]+\.css)"/.exec(html)![1];
+    const response = await fetch(`${server.url}${asset}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+  });
+
+  it("serves other public files with a short cache", async () => {
+    const response = await fetch(`${server.url}/favicon.svg`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("public, max-age=3600");
+  });
+
+  it("answers a missing build asset with a plain 404", async () => {
+    const response = await fetch(`${server.url}/build/missing-ABC123.js`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(response.headers.get("cache-control")).toBeNull();
+  });
+});
+
+describe("start-up configuration", () => {
+  it.each([
+    ["PORT", "not-a-port"],
+    ["SESSION_SECRET", "short"],
+    ["ORIGIN", "example.com"],
+    ["LOG_LEVEL", "chatty"],
+  ])("exits 1 with one line naming %s when it is invalid", async (name, value) => {
+    const { code, stdout, stderr } = await runServerUntilExit({ [name]: value });
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(new RegExp(`^Invalid environment variable ${name}: `));
+    expect(stdout).not.toContain("listening");
+  });
+
+  it("warns when SESSION_SECRET is unset and still starts", async () => {
+    const unconfigured = await startServer({ SESSION_SECRET: "" });
+    try {
+      expect(unconfigured.output()).toContain("SESSION_SECRET is not set");
+      expect((await fetch(unconfigured.url)).status).toBe(200);
+    } finally {
+      await unconfigured.stop();
+    }
+  });
+});
+
+describe("graceful shutdown", () => {
+  it("lets an in-flight request finish after SIGTERM, then exits 0", async () => {
+    const instance = await startServer();
+    const socket = net.connect(instance.port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk));
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    await new Promise((resolve) => socket.once("connect", resolve));
+    // Half a body: the request is in flight until the rest arrives.
+    socket.write(
+      "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 6\r\n\r\na=",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exitCode = instance.stop("SIGTERM");
+    await expect.poll(() => instance.output()).toContain("shutting down");
+    socket.write("1234");
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(await exitCode).toBe(0);
+  });
+
+  it("stops accepting new connections once draining", async () => {
+    const instance = await startServer();
+    expect(await instance.stop("SIGINT")).toBe(0);
+    await expect(fetch(instance.url)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "~/config.server";
+
+describe("parseConfig", () => {
+  it("runs with no environment at all", () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({
+      NODE_ENV: "production",
+      PORT: 3000,
+      LOG_LEVEL: "info",
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+      BODY_LIMIT_BYTES: 1_048_576,
+      sessionSecrets: null,
+      secureCookies: false,
+    });
+    expect(config.HOST).toBeUndefined();
+    expect(config.ORIGIN).toBeUndefined();
+  });
+
+  it("treats empty values as unset", () => {
+    const config = parseConfig({ PORT: "", ORIGIN: "" });
+    expect(config.PORT).toBe(3000);
+    expect(config.ORIGIN).toBeUndefined();
+  });
+
+  it("reads numbers, origins and rotated secrets", () => {
+    const a = "a".repeat(32);
+    const b = "b".repeat(40);
+    const config = parseConfig({
+      PORT: "8080",
+      ORIGIN: "https://example.com/",
+      SESSION_SECRET: `${a}, ${b}`,
+      SHUTDOWN_TIMEOUT_MS: "2500",
+    });
+    expect(config.PORT).toBe(8080);
+    expect(config.ORIGIN).toBe("https://example.com");
+    expect(config.secureCookies).toBe(true);
+    expect(config.sessionSecrets).toEqual([a, b]);
+    expect(config.SHUTDOWN_TIMEOUT_MS).toBe(2500);
+  });
+
+  it("marks cookies Secure only for an https origin", () => {
+    expect(parseConfig({ ORIGIN: "http://localhost:3000" }).secureCookies).toBe(false);
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["PORT", "3.5"],
+    ["ORIGIN", "not a url"],
+    ["ORIGIN", "ftp://example.com"],
+    ["ORIGIN", "https://example.com/app"],
+    ["SESSION_SECRET", "too-short"],
+    ["SESSION_SECRET", `${"a".repeat(32)},short`],
+    ["LOG_LEVEL", "loud"],
+    ["NODE_ENV", "staging"],
+    ["SHUTDOWN_TIMEOUT_MS", "-1"],
+    ["BODY_LIMIT_BYTES", "lots"],
+  ])("rejects %s=%s with a message naming the variable", (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^Invalid environment variable ${name}: `));
+  });
+});
