@@ -60,10 +60,11 @@ function toOrigin(value: string, ctx: z.RefinementCtx) {
 
 function toBaseUrl(value: string, ctx: z.RefinementCtx) {
   const url = URL.canParse(value) ? new URL(value) : null;
-  if (url && (url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash && !url.username && !url.password) {
+  const isHttp = url?.protocol === "https:" || url?.protocol === "http:";
+  if (url && isHttp && !url.search && !url.hash && !url.username && !url.password) {
     return url.href.replace(/\/$/, "");
   }
-  ctx.addIssue({ code: "custom", message: "must be an http(s) URL such as https://api.example.com/v1, with no query" });
+  ctx.addIssue({ code: "custom", message: "must be an http(s) URL such as https://api.example.com/v1" });
   return z.NEVER;
 }
 

@@ -5,7 +5,10 @@ import { createErrorResponse, getError, type ErrorCode } from "~/errors";
 import { logger } from "~/logger.server";
 import { buildCallUrl, type Call, type CallInput, type CallResult, type QueryValue } from "./define-call";
 
-type ApiSettings = Pick<Config, "API_BASE_URL" | "API_TIMEOUT_MS" | "API_MAX_RESPONSE_BYTES" | "API_HEALTH_PATH">;
+type ApiSettings = Pick<
+  Config,
+  "API_BASE_URL" | "API_TIMEOUT_MS" | "API_MAX_RESPONSE_BYTES" | "API_HEALTH_PATH"
+>;
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE"]);
 const RETRY_DELAYS_MS = [100, 300];
@@ -33,10 +36,11 @@ export async function callApi<C extends Call>(
   settings: ApiSettings = getConfig(),
 ): Promise<CallResult<C>> {
   const fields = input as { params?: unknown; query?: unknown; body?: unknown };
-  const params = parseInput(call.params, fields.params) as Record<string, unknown> | undefined;
-  const query = parseInput(call.query, fields.query) as Record<string, QueryValue> | undefined;
+  const params = parseInput(call.params, fields.params ?? {}) as Record<string, unknown> | undefined;
+  const query = parseInput(call.query, fields.query ?? {}) as Record<string, QueryValue> | undefined;
   const body = parseInput(call.body, fields.body);
-  if (!settings.API_BASE_URL) throw fail(request, call, new UpstreamError("UPSTREAM_UNAVAILABLE", "API_BASE_URL is not set"));
+  if (!settings.API_BASE_URL)
+    throw fail(request, call, new UpstreamError("UPSTREAM_UNAVAILABLE", "API_BASE_URL is not set"));
   const url = buildCallUrl(settings.API_BASE_URL, call.path, params, query);
   if (!url) throw createErrorResponse("BAD_REQUEST");
 
@@ -46,28 +50,41 @@ export async function callApi<C extends Call>(
   if (call.body) {
     const asForm = call.bodyType === "form";
     headers.set("content-type", asForm ? "application/x-www-form-urlencoded" : "application/json");
-    encodedBody = asForm ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body);
+    encodedBody = asForm
+      ? new URLSearchParams(body as Record<string, string>).toString()
+      : JSON.stringify(body);
   }
 
   const deadline = AbortSignal.timeout(settings.API_TIMEOUT_MS);
   const signal = AbortSignal.any([request.signal, deadline]);
   try {
     const init = { method: call.method, headers, body: encodedBody, signal, redirect: "manual" } as const;
-    const response = await fetchWithRetries(url, init, IDEMPOTENT.has(call.method) ? RETRY_DELAYS_MS.length : 0);
+    const response = await fetchWithRetries(
+      url,
+      init,
+      IDEMPOTENT.has(call.method) ? RETRY_DELAYS_MS.length : 0,
+    );
     if (!response.ok) {
       await response.body?.cancel();
-      throw new UpstreamError(getCodeForStatus(call, response.status), `upstream answered ${response.status}`);
+      throw new UpstreamError(
+        getCodeForStatus(call, response.status),
+        `upstream answered ${response.status}`,
+      );
     }
     const json = await readJson(response, settings.API_MAX_RESPONSE_BYTES, signal);
     const result = call.response.safeParse(json);
     if (!result.success) {
       const paths = result.error.issues.map((issue) => issue.path.join(".") || "(root)");
-      throw new UpstreamError("UPSTREAM_BAD_RESPONSE", `response does not match its schema at ${paths.join(", ")}`);
+      throw new UpstreamError(
+        "UPSTREAM_BAD_RESPONSE",
+        `response does not match its schema at ${paths.join(", ")}`,
+      );
     }
     return result.data as CallResult<C>;
   } catch (error) {
     if (request.signal.aborted) throw request.signal.reason;
-    if (deadline.aborted) throw fail(request, call, new UpstreamError("UPSTREAM_TIMEOUT", "no answer in time"));
+    if (deadline.aborted)
+      throw fail(request, call, new UpstreamError("UPSTREAM_TIMEOUT", "no answer in time"));
     if (error instanceof UpstreamError) throw fail(request, call, error);
     throw error;
   }
@@ -160,7 +177,11 @@ async function readJson(response: Response, limit: number, signal: AbortSignal):
 function fail(request: Request, call: Call, error: UpstreamError) {
   if (getError(error.code).status >= 500) {
     logger.warn(
-      { requestId: request.headers.get("x-request-id"), call: `${call.method} ${call.path}`, code: error.code },
+      {
+        requestId: request.headers.get("x-request-id"),
+        call: `${call.method} ${call.path}`,
+        code: error.code,
+      },
       `upstream call failed: ${error.message}`,
     );
   }

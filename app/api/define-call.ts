@@ -33,7 +33,12 @@ export function defineCall<
   return call;
 }
 
-type Field<Name extends string, S> = S extends Schema ? { [K in Name]: z.input<S> } : { [K in Name]?: undefined };
+/** A field of a call's input: required when its schema has one, optional when it accepts `{}`. */
+type Field<Name extends string, S> = S extends Schema
+  ? object extends z.input<S>
+    ? { [K in Name]?: z.input<S> }
+    : { [K in Name]: z.input<S> }
+  : { [K in Name]?: undefined };
 
 export type CallInput<C extends Call> =
   C extends Call<infer Params, infer Query, infer Body, Schema>
@@ -42,7 +47,8 @@ export type CallInput<C extends Call> =
 
 export type CallResult<C extends Call> = z.output<C["response"]>;
 
-export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
+export type QueryValue =
+  string | number | boolean | null | undefined | readonly (string | number | boolean)[];
 
 /**
  * The URL of a call: `path` under `baseUrl` with each `:name` replaced by its encoded value, and

@@ -52,15 +52,20 @@ describe("callApi", () => {
 
   it("refuses a path value that would leave its segment, without calling the upstream", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "x", name: "x" }));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: ".." }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: ".." } }, settings));
     expect(failure).toEqual({ status: 400, code: "BAD_REQUEST" });
     expect(upstream.received).toHaveLength(0);
   });
 
   it("sends a JSON body", async () => {
     upstream.handle((_req, res, body) => sendJson(res, 201, { id: "1", ...JSON.parse(body) }));
-    const thing = await callApi(createIncoming(), createThing, { body: { name: "Ünïcode \"quoted\"" } }, settings);
-    expect(thing).toEqual({ id: "1", name: "Ünïcode \"quoted\"" });
+    const thing = await callApi(
+      createIncoming(),
+      createThing,
+      { body: { name: 'Ünïcode "quoted"' } },
+      settings,
+    );
+    expect(thing).toEqual({ id: "1", name: 'Ünïcode "quoted"' });
     expect(upstream.received[0]).toMatchObject({ method: "POST", url: "/v1/things" });
     expect(upstream.received[0]!.headers["content-type"]).toBe("application/json");
   });
@@ -74,7 +79,11 @@ describe("callApi", () => {
       settings,
     );
     expect(result).toBeUndefined();
-    expect(upstream.received[0]).toMatchObject({ method: "PUT", url: "/v1/things/7/note", body: "note=a%26b%3Dc+d" });
+    expect(upstream.received[0]).toMatchObject({
+      method: "PUT",
+      url: "/v1/things/7/note",
+      body: "note=a%26b%3Dc+d",
+    });
     expect(upstream.received[0]!.headers["content-type"]).toBe("application/x-www-form-urlencoded");
   });
 
@@ -90,32 +99,34 @@ describe("callApi", () => {
     ["a response that is not JSON", "not json"],
   ])("answers 502 to %s", async (_case, value) => {
     upstream.handle((_req, res) => (typeof value === "string" ? res.end(value) : sendJson(res, 200, value)));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
   });
 
   it("maps a 404 as the call declares", async () => {
     upstream.handle((_req, res) => sendJson(res, 404, { error: "no such thing" }));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
     expect(failure).toEqual({ status: 404, code: "NOT_FOUND" });
   });
 
   it("answers 502 to a 4xx the call does not declare", async () => {
     upstream.handle((_req, res) => sendJson(res, 409, {}));
-    const failure = await getFailure(callApi(createIncoming(), createThing, { body: { name: "x" } }, settings));
+    const failure = await getFailure(
+      callApi(createIncoming(), createThing, { body: { name: "x" } }, settings),
+    );
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
   });
 
   it("answers 502 to a 500 without retrying it", async () => {
     upstream.handle((_req, res) => sendJson(res, 500, {}));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
     expect(upstream.received).toHaveLength(1);
   });
 
   it("retries a GET answered 503 twice, then answers 503", async () => {
     upstream.handle((_req, res) => sendJson(res, 503, {}));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
     expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
     expect(upstream.received).toHaveLength(3);
   });
@@ -124,14 +135,16 @@ describe("callApi", () => {
     upstream.handle((_req, res) =>
       upstream.received.length < 2 ? sendJson(res, 503, {}) : sendJson(res, 200, { id: "1", name: "Back" }),
     );
-    const thing = await callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings);
+    const thing = await callApi(createIncoming(), getThing, { params: { id: "1" } }, settings);
     expect(thing.name).toBe("Back");
     expect(upstream.received).toHaveLength(2);
   });
 
   it("never retries a POST", async () => {
     upstream.handle((_req, res) => sendJson(res, 503, {}));
-    const failure = await getFailure(callApi(createIncoming(), createThing, { body: { name: "x" } }, settings));
+    const failure = await getFailure(
+      callApi(createIncoming(), createThing, { body: { name: "x" } }, settings),
+    );
     expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
     expect(upstream.received).toHaveLength(1);
   });
@@ -142,14 +155,14 @@ describe("callApi", () => {
       res.on("close", () => clearTimeout(timer));
     });
     const aborted = upstream.nextAbort();
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
     expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
     await aborted;
   });
 
   it("answers 503 when the connection is refused", async () => {
     const refused = { ...settings, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, refused));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, refused));
     expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
   });
 
@@ -159,7 +172,7 @@ describe("callApi", () => {
       res.write('{"id":"1",');
       setTimeout(() => res.socket?.resetAndDestroy(), 20);
     });
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
   });
 
@@ -172,7 +185,7 @@ describe("callApi", () => {
       res.writeHead(200, declared ? { "content-length": body.length } : {});
       res.end(body);
     });
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings));
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
   });
 
@@ -182,7 +195,7 @@ describe("callApi", () => {
     upstream.handle((_req, res) => res.writeHead(302, { location: `${elsewhere.url}/v1/things/1` }).end());
     try {
       const failure = await getFailure(
-        callApi(createIncoming(), getThing, { params: { id: "1" }, query: {} }, settings),
+        callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
       );
       expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
       expect(elsewhere.received).toHaveLength(0);
@@ -195,7 +208,7 @@ describe("callApi", () => {
     upstream.handle(() => {});
     const aborted = upstream.nextAbort();
     const controller = new AbortController();
-    const call = callApi(createIncoming(controller.signal), getThing, { params: { id: "1" }, query: {} }, settings);
+    const call = callApi(createIncoming(controller.signal), getThing, { params: { id: "1" } }, settings);
     await expect.poll(() => upstream.received.length).toBe(1);
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: "AbortError" });

@@ -8,7 +8,11 @@ let server: RunningServer;
 
 beforeAll(async () => {
   upstream = await startUpstream();
-  server = await startServer({ API_BASE_URL: `${upstream.url}/api`, API_HEALTH_PATH: "/health", API_TIMEOUT_MS: "500" });
+  server = await startServer({
+    API_BASE_URL: `${upstream.url}/api`,
+    API_HEALTH_PATH: "/health",
+    API_TIMEOUT_MS: "500",
+  });
 });
 
 afterAll(async () => {

@@ -42,7 +42,9 @@ async function expectCataloguePage(response: Response, code: ErrorCode) {
 describe("a loader making a call", () => {
   it("renders the upstream's answer, having sent the path, query and request id", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "a b", name: "From upstream" }));
-    const response = await fetch(`${server.url}/things/a%20b?q=x%26y`, { headers: { "x-request-id": "page-1" } });
+    const response = await fetch(`${server.url}/things/a%20b?q=x%26y`, {
+      headers: { "x-request-id": "page-1" },
+    });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("<h1>From upstream</h1>");
     expect(upstream.received).toHaveLength(1);
@@ -59,11 +61,26 @@ describe("a loader making a call", () => {
 
   it.each<[string, (res: http.ServerResponse) => void, ErrorCode, number]>([
     ["a 404 the call maps", (res) => sendJson(res, 404, {}), "NOT_FOUND", 1],
-    ["a response not matching its schema", (res) => sendJson(res, 200, { id: 1 }), "UPSTREAM_BAD_RESPONSE", 1],
+    [
+      "a response not matching its schema",
+      (res) => sendJson(res, 200, { id: 1 }),
+      "UPSTREAM_BAD_RESPONSE",
+      1,
+    ],
     ["a 500", (res) => sendJson(res, 500, {}), "UPSTREAM_BAD_RESPONSE", 1],
     ["a 503, retried twice", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", 3],
-    ["a response over the size cap", (res) => sendJson(res, 200, { id: "1", name: "x".repeat(2_000) }), "UPSTREAM_BAD_RESPONSE", 1],
-    ["a redirect to another origin", (res) => res.writeHead(307, { location: "http://127.0.0.2/" }).end(), "UPSTREAM_BAD_RESPONSE", 1],
+    [
+      "a response over the size cap",
+      (res) => sendJson(res, 200, { id: "1", name: "x".repeat(2_000) }),
+      "UPSTREAM_BAD_RESPONSE",
+      1,
+    ],
+    [
+      "a redirect to another origin",
+      (res) => res.writeHead(307, { location: "http://127.0.0.2/" }).end(),
+      "UPSTREAM_BAD_RESPONSE",
+      1,
+    ],
     [
       "a reset in the middle of the body",
       (res) => {

@@ -20,7 +20,10 @@ export type RunningServer = {
  * Starts the built production server (`node build/server.js`) on a free port. `cwd` is where it
  * finds the Remix build (`build/index.js`) and `public/`.
  */
-export async function startServer(env: Record<string, string> = {}, { cwd = projectRoot } = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  { cwd = projectRoot } = {},
+): Promise<RunningServer> {
   const child = spawn(process.execPath, [path.join(projectRoot, "build/server.js")], {
     cwd,
     env: {

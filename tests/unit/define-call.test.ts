@@ -5,7 +5,12 @@ const base = "https://api.example.com/v1";
 
 describe("buildCallUrl", () => {
   it("fills the path under the base URL and appends the query", () => {
-    const url = buildCallUrl(base, "/things/:id/parts/:part", { id: "a b", part: 7 }, { q: "x&y=z", tag: ["1", "2"] });
+    const url = buildCallUrl(
+      base,
+      "/things/:id/parts/:part",
+      { id: "a b", part: 7 },
+      { q: "x&y=z", tag: ["1", "2"] },
+    );
     expect(url?.href).toBe("https://api.example.com/v1/things/a%20b/parts/7?q=x%26y%3Dz&tag=1&tag=2");
   });
 
@@ -27,7 +32,7 @@ describe("buildCallUrl", () => {
     expect(url?.hash).toBe("");
   });
 
-  it.each([[".."], ["."], [""], [undefined], [{ toString: () => "x" }]])(
+  it.each([[".."], ["."], [""], [undefined], [{ toString: (): string => "x" }]])(
     "refuses %j, which would change the path's shape",
     (id) => {
       expect(buildCallUrl(base, "/things/:id", { id })).toBeNull();

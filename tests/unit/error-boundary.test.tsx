@@ -22,14 +22,17 @@ function renderThrown(thrown: () => unknown) {
 }
 
 describe("GeneralErrorBoundary", () => {
-  it.each(Object.keys(errorCatalogue) as ErrorCode[])("renders the entry %s when its code is thrown", async (code) => {
-    const { status, title, message } = errorCatalogue[code];
-    renderThrown(() => createErrorResponse(code));
-    expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
-    expect(screen.getByText(message)).toBeTruthy();
-    expect(screen.getByText(`Error ${status}`)).toBeTruthy();
-    expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe("/");
-  });
+  it.each(Object.keys(errorCatalogue) as ErrorCode[])(
+    "renders the entry %s when its code is thrown",
+    async (code) => {
+      const { status, title, message } = errorCatalogue[code];
+      renderThrown(() => createErrorResponse(code));
+      expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
+      expect(screen.getByText(message)).toBeTruthy();
+      expect(screen.getByText(`Error ${status}`)).toBeTruthy();
+      expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe("/");
+    },
+  );
 
   it("falls back to the entry for the status when no code is given", async () => {
     renderThrown(() => new Response("gone", { status: 404 }));
@@ -38,7 +41,9 @@ describe("GeneralErrorBoundary", () => {
 
   it("shows the generic entry, not the error's own message, for an unexpected error", async () => {
     renderThrown(() => new Error("secret internals"));
-    expect(await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title })).toBeTruthy();
+    expect(
+      await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
+    ).toBeTruthy();
     expect(screen.queryByText(/secret internals/)).toBeNull();
   });
 });
