@@ -16,7 +16,9 @@ let upstream: Upstream;
 let server: RunningServer;
 
 beforeAll(async () => {
-  execFileSync(path.join(projectRoot, "node_modules/.bin/remix"), ["build", fixtureApp], {
+  // Run from the fixture's folder: Remix resolves some build outputs against the working directory.
+  execFileSync(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
+    cwd: fixtureApp,
     env: { ...process.env, NODE_ENV: "production" },
     stdio: "pipe",
   });
