@@ -44,21 +44,15 @@ export async function callApi<C extends Call>(
   const url = buildCallUrl(settings.API_BASE_URL, call.path, params, query);
   if (!url) throw createErrorResponse("BAD_REQUEST");
 
+  const { contentType, encoded } = encodeBody(call, body);
   const headers = getForwardedHeaders(request);
   headers.set("accept", "application/json");
-  let encodedBody: string | undefined;
-  if (call.body) {
-    const asForm = call.bodyType === "form";
-    headers.set("content-type", asForm ? "application/x-www-form-urlencoded" : "application/json");
-    encodedBody = asForm
-      ? new URLSearchParams(body as Record<string, string>).toString()
-      : JSON.stringify(body);
-  }
+  if (contentType) headers.set("content-type", contentType);
 
   const deadline = AbortSignal.timeout(settings.API_TIMEOUT_MS);
   const signal = AbortSignal.any([request.signal, deadline]);
   try {
-    const init = { method: call.method, headers, body: encodedBody, signal, redirect: "manual" } as const;
+    const init = { method: call.method, headers, body: encoded, signal, redirect: "manual" } as const;
     const response = await fetchWithRetries(
       url,
       init,
@@ -117,6 +111,15 @@ function parseInput(schema: z.ZodType | undefined, value: unknown) {
   const result = schema.safeParse(value);
   if (!result.success) throw createErrorResponse("BAD_REQUEST");
   return result.data;
+}
+
+function encodeBody(call: Call, body: unknown) {
+  if (!call.body) return {};
+  if (call.bodyType === "form") {
+    const encoded = new URLSearchParams(body as Record<string, string>).toString();
+    return { contentType: "application/x-www-form-urlencoded", encoded };
+  }
+  return { contentType: "application/json", encoded: JSON.stringify(body) };
 }
 
 /** Retries connection failures and 503s, `retries` times at most, before the deadline. */

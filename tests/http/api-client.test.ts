@@ -160,6 +160,16 @@ describe("callApi", () => {
     await aborted;
   });
 
+  it("stops retrying at the deadline", async () => {
+    upstream.handle((_req, res) => {
+      const timer = setTimeout(() => sendJson(res, 503, {}), 400);
+      res.on("close", () => clearTimeout(timer));
+    });
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
+    expect(upstream.received.length).toBeLessThan(3);
+  });
+
   it("answers 503 when the connection is refused", async () => {
     const refused = { ...settings, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
     const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, refused));
