@@ -3,7 +3,13 @@ import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { createErrorResponse, errorCatalogue, getErrorForStatus, type ErrorCode } from "~/errors";
+import {
+  createErrorResponse,
+  errorCatalogue,
+  getErrorForStatus,
+  isErrorCode,
+  type ErrorCode,
+} from "~/errors";
 
 afterEach(cleanup);
 
@@ -45,5 +51,18 @@ describe("GeneralErrorBoundary", () => {
       await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
     ).toBeTruthy();
     expect(screen.queryByText(/secret internals/)).toBeNull();
+  });
+});
+
+describe("createErrorResponse", () => {
+  it("carries the entry's status and its code", async () => {
+    const response = createErrorResponse("VALIDATION_FAILED");
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: "VALIDATION_FAILED" });
+  });
+
+  it("names only the catalogue's own codes", () => {
+    expect(isErrorCode("UPSTREAM_TIMEOUT")).toBe(true);
+    expect(["toString", "constructor", "upstream_timeout", 404, null].some(isErrorCode)).toBe(false);
   });
 });
