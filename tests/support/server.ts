@@ -16,11 +16,18 @@ export type RunningServer = {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
-/** Starts the built production server (`node build/server.js`) on a free port. */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, ["build/server.js"], {
-    cwd: projectRoot,
+/**
+ * Starts the built production server (`node build/server.js`) on a free port. `cwd` is where it
+ * finds the Remix build (`build/index.js`) and `public/`.
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  { cwd = projectRoot } = {},
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [path.join(projectRoot, "build/server.js")], {
+    cwd,
     env: {
+      NODE_ENV: "production",
       PATH: process.env.PATH,
       PORT: "0",
       HOST: "127.0.0.1",
@@ -66,7 +73,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
 export async function runServerUntilExit(env: Record<string, string>, timeoutMs = 10_000) {
   const server = spawn(process.execPath, ["build/server.js"], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH, PORT: "0", HOST: "127.0.0.1", ...env },
+    env: { NODE_ENV: "production", PATH: process.env.PATH, PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

@@ -1,0 +1,68 @@
+// @vitest-environment jsdom
+import { createRemixStub } from "@remix-run/testing";
+import { cleanup, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
+import {
+  createErrorResponse,
+  errorCatalogue,
+  getErrorForStatus,
+  isErrorCode,
+  type ErrorCode,
+} from "~/errors";
+
+afterEach(cleanup);
+
+function renderThrown(thrown: () => unknown) {
+  const RemixStub = createRemixStub([
+    {
+      path: "/",
+      Component: () => null,
+      ErrorBoundary: GeneralErrorBoundary,
+      loader: () => {
+        throw thrown();
+      },
+    },
+  ]);
+  render(<RemixStub />);
+}
+
+describe("GeneralErrorBoundary", () => {
+  it.each(Object.keys(errorCatalogue) as ErrorCode[])(
+    "renders the entry %s when its code is thrown",
+    async (code) => {
+      const { status, title, message } = errorCatalogue[code];
+      renderThrown(() => createErrorResponse(code));
+      expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
+      expect(screen.getByText(message)).toBeTruthy();
+      expect(screen.getByText(`Error ${status}`)).toBeTruthy();
+      expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe("/");
+    },
+  );
+
+  it("falls back to the entry for the status when no code is given", async () => {
+    renderThrown(() => new Response("gone", { status: 404 }));
+    expect(await screen.findByRole("heading", { level: 1, name: getErrorForStatus(404).title })).toBeTruthy();
+  });
+
+  it("shows the generic entry, not the error's own message, for an unexpected error", async () => {
+    renderThrown(() => new Error("secret internals"));
+    expect(
+      await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
+    ).toBeTruthy();
+    expect(screen.queryByText(/secret internals/)).toBeNull();
+  });
+});
+
+describe("createErrorResponse", () => {
+  it("carries the entry's status and its code", async () => {
+    const response = createErrorResponse("VALIDATION_FAILED");
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: "VALIDATION_FAILED" });
+  });
+
+  it("names only the catalogue's own codes", () => {
+    expect(isErrorCode("UPSTREAM_TIMEOUT")).toBe(true);
+    expect(["toString", "constructor", "upstream_timeout", 404, null].some(isErrorCode)).toBe(false);
+  });
+});
