@@ -39,6 +39,10 @@ const EnvSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(5_000),
   /** Largest request body accepted, in bytes; larger ones are refused with 413. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(1_048_576),
+  /** `true` behind one reverse proxy: trust its X-Forwarded-* headers (else they are dropped). */
+  TRUST_PROXY: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {

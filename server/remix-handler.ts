@@ -11,6 +11,8 @@ type Options = {
   build: ServerBuild;
   mode: string;
   bodyLimitBytes: number;
+  /** The scheme and host the app answers for, which Remix sees as the request's own. */
+  getOrigin: (req: ExpressRequest) => string;
   getLoadContext?: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
 };
 
@@ -18,13 +20,13 @@ type Options = {
  * Hands an Express request to Remix and writes Remix's answer back. The server owns this
  * conversion (rather than @remix-run/express) so the edge decides what reaches Remix.
  */
-export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): ExpressHandler {
+export function createRemixHandler({ build, mode, bodyLimitBytes, getOrigin, getLoadContext }: Options): ExpressHandler {
   const handleRequest = createRequestHandler(build, mode);
   return async (req, res, next) => {
     try {
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
       const body = hasBody ? await readBody(req, bodyLimitBytes) : undefined;
-      const request = createFetchRequest(req, res, body);
+      const request = createFetchRequest(req, res, getOrigin(req), body);
       const response = await handleRequest(request, getLoadContext?.(req, res));
       await sendFetchResponse(res, response);
     } catch (error) {
@@ -50,14 +52,23 @@ async function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<
   return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
 }
 
-function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body: Uint8Array<ArrayBuffer> | undefined): Request {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host")}`);
+function createFetchRequest(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  origin: string,
+  body: Uint8Array<ArrayBuffer> | undefined,
+): Request {
+  // Appended, not resolved: a path such as //other.example/ must not change the host.
+  const url = new URL(origin + req.originalUrl);
 
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   }
   headers.set("x-request-id", String(req.headers["x-request-id"]));
+  // The edge has already compared Origin with this origin; Remix's own check must agree.
+  headers.set("host", url.host);
+  headers.delete("x-forwarded-host");
 
   // Remix aborts loaders and actions when the visitor goes away before the answer is sent.
   const controller = new AbortController();
@@ -71,6 +82,7 @@ function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body: Uin
 async function sendFetchResponse(res: ExpressResponse, response: Response) {
   res.statusMessage = response.statusText;
   res.status(response.status);
+  if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
   if (response.body) {
     await writeReadableStreamToWritable(response.body, res);

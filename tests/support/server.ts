@@ -22,9 +22,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH,
+      NODE_ENV: "production",
       PORT: "0",
       HOST: "127.0.0.1",
       SESSION_SECRET: TEST_SESSION_SECRET,
+      // Suites post many times from one address; the rate limit's own tests set a value.
+      RATE_LIMIT_PER_MINUTE: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -66,7 +69,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
 export async function runServerUntilExit(env: Record<string, string>, timeoutMs = 10_000) {
   const server = spawn(process.execPath, ["build/server.js"], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH, PORT: "0", HOST: "127.0.0.1", ...env },
+    env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
