@@ -33,10 +33,11 @@ export function getOwnOrigin(req: ExpressRequest, config: Config) {
   return `${req.protocol}://${forwardedHost || req.get("host")}`;
 }
 
-// Every request needs one (HTTP/1.0 included): the app's URLs are built from it.
+// Exactly one (HTTP/1.0 included): the app's URLs are built from it, and two could disagree.
 const requireValidHost: RequestHandler = (req, res, next) => {
   const host = req.headers.host;
-  if (!host || !HOST.test(host)) return sendErrorPage(res, "BAD_REQUEST");
+  const hostCount = req.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "host").length;
+  if (!host || !HOST.test(host) || hostCount !== 1) return sendErrorPage(res, "BAD_REQUEST");
   next();
 };
 
