@@ -30,8 +30,7 @@ export function renderErrorPage(code: ErrorCode) {
 
 /** Answers with the catalogue's error page; refusals are never cached. */
 export function sendErrorPage(res: ExpressResponse, code: ErrorCode, headers: Record<string, string> = {}) {
-  // A body left unread cannot be skipped safely: end the connection with the answer.
-  if (hasBody(res.req) && !res.req.complete) res.setHeader("Connection", "close");
+  if (hasBody(res.req) && !res.req.complete) closeAfterDraining(res.req);
   res
     .status(getError(code).status)
     .set({ ...headers, "Cache-Control": "no-store" })
@@ -42,4 +41,20 @@ export function sendErrorPage(res: ExpressResponse, code: ErrorCode, headers: Re
 export function hasBody(req: ExpressRequest) {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && Number(length) > 0);
+}
+
+const DRAIN_MS = 1_000;
+
+/**
+ * A connection closed with request body still unread is reset, and a client still sending may
+ * lose the answer before reading it. So the rest of the body is read and discarded (Node does
+ * that once the answer is sent), for a moment at most; then the connection goes.
+ */
+function closeAfterDraining(req: ExpressRequest) {
+  req.res?.once("finish", () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+    req.once("end", () => clearTimeout(timer));
+    req.once("close", () => clearTimeout(timer));
+  });
 }

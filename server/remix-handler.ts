@@ -37,19 +37,27 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getOrigin, get
 
 /**
  * Reads the whole body, refusing it with 413 as soon as it is known to be over the limit:
- * before reading when Content-Length says so, else at the byte that crosses it.
+ * before reading when Content-Length says so, else at the byte that crosses it. The rest of
+ * a refused body is left flowing, so the error page can be sent before the connection goes.
  */
-async function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  if (Number(req.headers["content-length"]) > limit) throw new HttpError("PAYLOAD_TOO_LARGE");
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new HttpError("PAYLOAD_TOO_LARGE");
-    chunks.push(chunk);
-  }
-  const body = Buffer.concat(chunks);
-  return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  if (Number(req.headers["content-length"]) > limit) return Promise.reject(new HttpError("PAYLOAD_TOO_LARGE"));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData).off("end", onEnd);
+      chunks.length = 0;
+      reject(new HttpError("PAYLOAD_TOO_LARGE"));
+    };
+    const onEnd = () => {
+      const body = Buffer.concat(chunks);
+      resolve(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+    };
+    req.on("data", onData).on("end", onEnd).once("error", reject);
+  });
 }
 
 function createFetchRequest(
