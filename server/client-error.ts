@@ -40,6 +40,11 @@ export function refuseConnect(_req: IncomingMessage, socket: Duplex) {
 function formatResponse(code: ErrorCode, extraHeaders: string[] = []) {
   const { status, title } = getError(code);
   const body = renderErrorPage(code);
-  const head = [`HTTP/1.1 ${status} ${title}`, ...HEADERS, ...extraHeaders, `Content-Length: ${Buffer.byteLength(body)}`];
+  const head = [
+    `HTTP/1.1 ${status} ${title}`,
+    ...HEADERS,
+    ...extraHeaders,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
   return `${head.join("\r\n")}\r\n\r\n${body}`;
 }

@@ -41,7 +41,9 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getOrigin, get
  * a refused body is left flowing, so the error page can be sent before the connection goes.
  */
 function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  if (Number(req.headers["content-length"]) > limit) return Promise.reject(new HttpError("PAYLOAD_TOO_LARGE"));
+  if (Number(req.headers["content-length"]) > limit) {
+    return Promise.reject(new HttpError("PAYLOAD_TOO_LARGE"));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -21,7 +21,8 @@ declare global {
 export function createSecurityHeaders(config: Config): RequestHandler[] {
   const isHttps = config.ORIGIN?.startsWith("https:") ?? false;
   const devSocket = config.NODE_ENV === "development" ? getDevSocketSources() : [];
-  const nonce = (_req: IncomingMessage, res: ServerResponse) => `'nonce-${(res as ExpressResponse).locals.cspNonce}'`;
+  const nonce = (_req: IncomingMessage, res: ServerResponse) =>
+    `'nonce-${(res as ExpressResponse).locals.cspNonce}'`;
   return [
     (_req, res, next) => {
       res.locals.cspNonce = randomBytes(16).toString("base64");

@@ -38,7 +38,9 @@ for (const [name, path, status] of [
       await page.getByRole("banner").getByRole("link").click();
       await expect(page).toHaveURL(/\/$/);
       await page.waitForLoadState("networkidle");
-      expect(await page.evaluate(() => typeof (window as { __remixContext?: unknown }).__remixContext)).toBe("object");
+      expect(await page.evaluate(() => typeof (window as { __remixContext?: unknown }).__remixContext)).toBe(
+        "object",
+      );
       expect(violations).toEqual([]);
     }
     expect(consoleErrors.filter((error) => !/status of 404/.test(error))).toEqual([]);

@@ -15,7 +15,13 @@ afterAll(async () => {
 function expectSecurityHeaders(headers: Headers) {
   const policy = headers.get("content-security-policy") ?? "";
   expect(policy).toMatch(/script-src 'nonce-[A-Za-z0-9+/]{22}==' 'strict-dynamic'/);
-  for (const directive of ["default-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"]) {
+  for (const directive of [
+    "default-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ]) {
     expect(policy).toContain(directive);
   }
   expect(policy).not.toContain("upgrade-insecure-requests");

@@ -9,10 +9,14 @@ let url = "";
 let child: ChildProcessWithoutNullStreams;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ["--import", "tsx", "tests/security/fixtures/failing-server.ts", INTERNAL_DETAIL], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH, NODE_ENV: "production", SESSION_SECRET: TEST_SESSION_SECRET },
-  });
+  child = spawn(
+    process.execPath,
+    ["--import", "tsx", "tests/security/fixtures/failing-server.ts", INTERNAL_DETAIL],
+    {
+      cwd: projectRoot,
+      env: { PATH: process.env.PATH, NODE_ENV: "production", SESSION_SECRET: TEST_SESSION_SECRET },
+    },
+  );
   child.stderr.on("data", (chunk) => (output += chunk));
   const port = await new Promise<string>((resolve, reject) => {
     child.once("exit", () => reject(new Error(`server exited:\n${output}`)));
@@ -34,7 +38,7 @@ describe("a 5xx in production", () => {
     const response = await fetch(url, { headers: { "x-request-id": "leak-check-1" } });
     expect(response.status).toBe(500);
     const html = await response.text();
-    expect(html).toContain("<h1 id=\"error-title\">Something went wrong</h1>");
+    expect(html).toContain('<h1 id="error-title">Something went wrong</h1>');
     expect(html).not.toMatch(/password|\/srv\/|secret\.server|at [\w.]+ \(|node_modules/);
   });
 

@@ -29,7 +29,9 @@ function sendLargeBody(port: number, size: number, chunked: boolean) {
     socket.on("error", () => {});
     socket.on("close", () => resolve(parseResponse(answer).status));
     const piece = Buffer.alloc(64 * 1024, "a");
-    const framedPiece = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece;
+    const framedPiece = chunked
+      ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")])
+      : piece;
     socket.write(
       [
         "POST / HTTP/1.1",
@@ -161,7 +163,11 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
 
   it("counts each client address the proxy reports separately", async () => {
     const post = (client: string) =>
-      fetch(server.url, { method: "POST", headers: { ...FORM_HEADERS, "x-forwarded-for": client }, body: "a=1" });
+      fetch(server.url, {
+        method: "POST",
+        headers: { ...FORM_HEADERS, "x-forwarded-for": client },
+        body: "a=1",
+      });
     expect((await post("192.0.2.1")).status).toBe(405);
     expect((await post("192.0.2.1")).status).toBe(405);
     expect((await post("192.0.2.1")).status).toBe(429);
@@ -172,10 +178,17 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
     const post = (headers: Record<string, string>) =>
       fetch(server.url, {
         method: "POST",
-        headers: { ...FORM_HEADERS, origin: "https://app.example", "x-forwarded-for": "192.0.2.9", ...headers },
+        headers: {
+          ...FORM_HEADERS,
+          origin: "https://app.example",
+          "x-forwarded-for": "192.0.2.9",
+          ...headers,
+        },
         body: "a=1",
       });
-    expect((await post({ "x-forwarded-proto": "https", "x-forwarded-host": "app.example" })).status).toBe(405);
+    expect((await post({ "x-forwarded-proto": "https", "x-forwarded-host": "app.example" })).status).toBe(
+      405,
+    );
     expect((await post({ "x-forwarded-for": "192.0.2.10" })).status).toBe(403);
   });
 });

@@ -21,8 +21,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const child = spawn(process.execPath, ["build/server.js"], {
     cwd: projectRoot,
     env: {
-      PATH: process.env.PATH,
       NODE_ENV: "production",
+      PATH: process.env.PATH,
       PORT: "0",
       HOST: "127.0.0.1",
       SESSION_SECRET: TEST_SESSION_SECRET,
@@ -69,7 +69,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
 export async function runServerUntilExit(env: Record<string, string>, timeoutMs = 10_000) {
   const server = spawn(process.execPath, ["build/server.js"], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", ...env },
+    env: { NODE_ENV: "production", PATH: process.env.PATH, PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
