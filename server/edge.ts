@@ -18,7 +18,7 @@ const HOST =
 export function createEdge(config: Config): RequestHandler[] {
   return [
     requireValidHost,
-    dropForwardedHeaders(config.TRUST_PROXY),
+    config.TRUST_PROXY ? requireValidForwarding : dropForwardedHeaders,
     requireAllowedMethod,
     requireAppTarget,
     requireSameOrigin(config),
@@ -27,11 +27,17 @@ export function createEdge(config: Config): RequestHandler[] {
   ];
 }
 
-/** The origin this server answers for: ORIGIN when set, else what the request was sent to. */
+/**
+ * The origin this server answers for: ORIGIN when set, else the scheme and host the request
+ * was sent to, as a browser would write it (lower case, no default port).
+ */
 export function getOwnOrigin(req: ExpressRequest, config: Config) {
   if (config.ORIGIN) return config.ORIGIN;
-  const forwardedHost = req.get("x-forwarded-host")?.split(",")[0]?.trim();
-  return `${req.protocol}://${forwardedHost || req.get("host")}`;
+  return new URL(`${req.protocol}://${getForwardedHost(req) || req.get("host")}`).origin;
+}
+
+function getForwardedHost(req: ExpressRequest) {
+  return req.get("x-forwarded-host")?.split(",")[0]?.trim();
 }
 
 // Exactly one (HTTP/1.0 included): the app's URLs are built from it, and two could disagree.
@@ -42,18 +48,24 @@ const requireValidHost: RequestHandler = (req, res, next) => {
   next();
 };
 
-function dropForwardedHeaders(trustProxy: boolean): RequestHandler {
-  const isForwarded = (name: string) => /^(x-forwarded-|forwarded$)/i.test(name);
-  return (req, _res, next) => {
-    if (trustProxy) return next();
-    for (const name of Object.keys(req.headers)) {
-      if (isForwarded(name)) delete req.headers[name];
-    }
-    // The Remix adapter copies the raw headers, so they are filtered too.
-    req.rawHeaders = req.rawHeaders.filter((_, i, raw) => !isForwarded(raw[i - (i % 2)]!));
-    next();
-  };
-}
+const isForwarded = (name: string) => /^(x-forwarded-|forwarded$)/i.test(name);
+
+const dropForwardedHeaders: RequestHandler = (req, _res, next) => {
+  for (const name of Object.keys(req.headers)) {
+    if (isForwarded(name)) delete req.headers[name];
+  }
+  // The Remix adapter copies the raw headers, so they are filtered too.
+  req.rawHeaders = req.rawHeaders.filter((_, i, raw) => !isForwarded(raw[i - (i % 2)]!));
+  next();
+};
+
+// A trusted proxy's word on the public host and scheme still has to make a URL.
+const requireValidForwarding: RequestHandler = (req, res, next) => {
+  const forwardedHost = getForwardedHost(req);
+  const isValidHost = forwardedHost === undefined || HOST.test(forwardedHost);
+  if (!isValidHost || !["http", "https"].includes(req.protocol)) return sendErrorPage(res, "BAD_REQUEST");
+  next();
+};
 
 const requireAllowedMethod: RequestHandler = (req, res, next) => {
   if (ALLOWED_METHODS.includes(req.method)) return next();

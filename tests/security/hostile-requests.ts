@@ -260,6 +260,21 @@ export const hostileCases: HostileCase[] = [
     allow: REMIX_405,
   },
   {
+    name: "same-origin POST with an upper-case Host",
+    request: (host) =>
+      form([`Origin: http://${host.replace("127.0.0.1", "localhost")}`])(
+        host.replace("127.0.0.1", "LOCALHOST"),
+      ),
+    status: 405,
+    allow: REMIX_405,
+  },
+  {
+    name: "same-origin POST with the default port in Host",
+    request: () => form(["Origin: http://app.example"])("app.example:80"),
+    status: 405,
+    allow: REMIX_405,
+  },
+  {
     name: "same-origin POST (reaches Remix)",
     request: (host) => form([`Origin: http://${host}`, "Sec-Fetch-Site: same-origin"])(host),
     status: 405,

@@ -193,6 +193,32 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
   });
 });
 
+describe("behind a trusted proxy, forwarded values that cannot make a URL", () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer({ TRUST_PROXY: "true" });
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it.each([
+    ["X-Forwarded-Host: a b", 400],
+    ["X-Forwarded-Host: evil.example/path", 400],
+    ["X-Forwarded-Proto: javascript", 400],
+    ["X-Forwarded-Host: app.example", 200],
+  ])("%s → %i", async (header, status) => {
+    const response = await sendRaw(
+      server.port,
+      `GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${header}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(response.status).toBe(status);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});
+
 describe("with ORIGIN set", () => {
   let server: RunningServer;
 
