@@ -26,7 +26,9 @@ const codeForParserError: Record<string, ErrorCode> = {
  * goes. Nothing is written when an answer has already started.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Duplex) {
-  if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+  // As Node's own handler does: never write into the middle of an answer already under way.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     socket.write(formatResponse(codeForParserError[error.code ?? ""] ?? "BAD_REQUEST"));
   }
   socket.destroy();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
 import { startServer, type RunningServer } from "../support/server";
+import { expectNoServerErrors } from "./hostile-requests";
 
 let server: RunningServer;
 
@@ -9,6 +10,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  expectNoServerErrors(server);
   await server.stop();
 });
 
@@ -77,6 +79,7 @@ describe("with an https ORIGIN", () => {
       expect(response.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
       expect(response.headers.get("content-security-policy")).toContain("upgrade-insecure-requests");
     } finally {
+      expectNoServerErrors(secure);
       await secure.stop();
     }
   });

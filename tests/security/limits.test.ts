@@ -3,6 +3,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResponse, sendRaw } from "../support/raw-http";
 import { startServer, type RunningServer } from "../support/server";
+import { expectNoServerErrors } from "./hostile-requests";
 
 const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -62,6 +63,7 @@ describe("with the default limits", () => {
   });
 
   afterAll(async () => {
+    expectNoServerErrors(server);
     await server.stop();
   });
 
@@ -105,6 +107,7 @@ describe("slow clients", () => {
       expect(linesSent).toBeLessThan(100);
       expect(parseResponse(answer).status).toBe(408);
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      expectNoServerErrors(server);
     } finally {
       await server.stop();
     }
@@ -119,6 +122,7 @@ describe("rate limit", () => {
   });
 
   afterAll(async () => {
+    expectNoServerErrors(server);
     await server.stop();
   });
 
@@ -158,6 +162,7 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
   });
 
   afterAll(async () => {
+    expectNoServerErrors(server);
     await server.stop();
   });
 
@@ -201,6 +206,7 @@ describe("behind a trusted proxy, forwarded values that cannot make a URL", () =
   });
 
   afterAll(async () => {
+    expectNoServerErrors(server);
     await server.stop();
   });
 
@@ -227,6 +233,7 @@ describe("with ORIGIN set", () => {
   });
 
   afterAll(async () => {
+    expectNoServerErrors(server);
     await server.stop();
   });
 
