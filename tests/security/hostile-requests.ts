@@ -169,6 +169,7 @@ export const hostileCases: HostileCase[] = [
     status: 404,
   },
   { name: "a protocol-relative path", request: http("GET //evil.example/ HTTP/1.1"), status: 404 },
+  { name: "a backslash path", request: http("GET /\\evil.example/ HTTP/1.1"), status: 404 },
   { name: "an encoded NUL in the path", request: http("GET /%00 HTTP/1.1"), status: 404 },
   {
     name: "legacy ?_data= GET",
