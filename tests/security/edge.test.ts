@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
-import { startServer, type RunningServer } from "../support/server";
-import { expectNoServerErrors, getLoggedStatuses, hostileCases, titleOf } from "./hostile-requests";
+import { hostileCases, titleOf } from "./hostile-requests";
+import { expectNoServerErrors, getLoggedStatuses, startSuiteServer } from "./suite-server";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = startSuiteServer();
 
 async function expectStillServing() {
   expect((await fetch(`${server.url}/healthz`)).status).toBe(200);

@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
-import { startServer, type RunningServer } from "../support/server";
-import { expectNoServerErrors } from "./hostile-requests";
+import { startServer } from "../support/server";
+import { expectNoServerErrors, startSuiteServer } from "./suite-server";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-
-afterAll(async () => {
-  expectNoServerErrors(server);
-  await server.stop();
-});
+const server = startSuiteServer();
 
 function expectSecurityHeaders(headers: Headers) {
   const policy = headers.get("content-security-policy") ?? "";

@@ -1,6 +1,4 @@
-import { expect } from "vitest";
 import { getError, type ErrorCode } from "~/errors";
-import type { RunningServer } from "../support/server";
 
 /** One hostile request and the exact answer it must get. */
 export type HostileCase = {
@@ -410,19 +408,4 @@ export const hostileCases: HostileCase[] = [
 /** The catalogue title a refusal's page must show. */
 export function titleOf(code: ErrorCode) {
   return getError(code).title;
-}
-
-/** The status of every request the server has logged so far. */
-export function getLoggedStatuses(server: RunningServer) {
-  return server
-    .output()
-    .split("\n")
-    .filter((line) => line.includes('"msg":"request"'))
-    .map((line) => (JSON.parse(line) as { status: number }).status);
-}
-
-/** No answer so far was a 5xx, and nothing was logged as an error. */
-export function expectNoServerErrors(server: RunningServer) {
-  expect(getLoggedStatuses(server).filter((status) => status >= 500)).toEqual([]);
-  expect(server.output()).not.toMatch(/"level":(50|60)/);
 }

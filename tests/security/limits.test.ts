@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseResponse, sendRaw } from "../support/raw-http";
-import { startServer, type RunningServer } from "../support/server";
-import { expectNoServerErrors } from "./hostile-requests";
+import { startServer } from "../support/server";
+import { expectNoServerErrors, startSuiteServer } from "./suite-server";
 
 const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -56,16 +56,7 @@ function sendLargeBody(port: number, size: number, chunked: boolean) {
 }
 
 describe("with the default limits", () => {
-  let server: RunningServer;
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-
-  afterAll(async () => {
-    expectNoServerErrors(server);
-    await server.stop();
-  });
+  const server = startSuiteServer();
 
   it("keeps memory flat through 200 refused 5 MB bodies", async () => {
     const pid = server.child.pid!;
@@ -113,16 +104,7 @@ describe("slow clients", () => {
 });
 
 describe("rate limit", () => {
-  let server: RunningServer;
-
-  beforeAll(async () => {
-    server = await startServer({ RATE_LIMIT_PER_MINUTE: "3" });
-  });
-
-  afterAll(async () => {
-    expectNoServerErrors(server);
-    await server.stop();
-  });
+  const server = startSuiteServer({ RATE_LIMIT_PER_MINUTE: "3" });
 
   const post = (headers: Record<string, string> = {}) =>
     fetch(server.url, { method: "POST", headers: { ...FORM_HEADERS, ...headers }, body: "a=1" });
@@ -153,16 +135,7 @@ describe("rate limit", () => {
 });
 
 describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
-  let server: RunningServer;
-
-  beforeAll(async () => {
-    server = await startServer({ TRUST_PROXY: "true", RATE_LIMIT_PER_MINUTE: "2" });
-  });
-
-  afterAll(async () => {
-    expectNoServerErrors(server);
-    await server.stop();
-  });
+  const server = startSuiteServer({ TRUST_PROXY: "true", RATE_LIMIT_PER_MINUTE: "2" });
 
   it("counts each client address the proxy reports separately", async () => {
     const post = (client: string) =>
@@ -197,16 +170,7 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
 });
 
 describe("behind a trusted proxy, forwarded values that cannot make a URL", () => {
-  let server: RunningServer;
-
-  beforeAll(async () => {
-    server = await startServer({ TRUST_PROXY: "true" });
-  });
-
-  afterAll(async () => {
-    expectNoServerErrors(server);
-    await server.stop();
-  });
+  const server = startSuiteServer({ TRUST_PROXY: "true" });
 
   it.each([
     ["X-Forwarded-Host: a b", 400],
@@ -224,16 +188,7 @@ describe("behind a trusted proxy, forwarded values that cannot make a URL", () =
 });
 
 describe("with ORIGIN set", () => {
-  let server: RunningServer;
-
-  beforeAll(async () => {
-    server = await startServer({ ORIGIN: "https://app.example" });
-  });
-
-  afterAll(async () => {
-    expectNoServerErrors(server);
-    await server.stop();
-  });
+  const server = startSuiteServer({ ORIGIN: "https://app.example" });
 
   it("accepts writes from that origin whatever Host the proxy passes on", async () => {
     const response = await fetch(server.url, {
