@@ -47,6 +47,10 @@ const EnvSchema = z.object({
   API_HEALTH_PATH: z.string().regex(/^\/[^?#]*$/, "must be a path starting with /").default("/"),
   /** Largest API response body read, in bytes; a larger one counts as a bad response. */
   API_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(1_048_576),
+  /** `true` behind one reverse proxy: trust its X-Forwarded-* headers (else they are dropped). */
+  TRUST_PROXY: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {

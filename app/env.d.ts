@@ -7,4 +7,8 @@ declare module "@remix-run/node" {
   interface Future {
     v3_singleFetch: true;
   }
+  // Set by server/app.ts; absent under `remix-serve`, which passes no load context.
+  interface AppLoadContext {
+    cspNonce?: string;
+  }
 }

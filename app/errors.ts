@@ -64,6 +64,21 @@ export const errorCatalogue = {
     title: "Service timed out",
     message: "A service this page depends on took too long to answer. Try again later.",
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    title: "Request timed out",
+    message: "Your request took too long to arrive. Try again.",
+  },
+  URI_TOO_LONG: {
+    status: 414,
+    title: "Address too long",
+    message: "The address you asked for is longer than this site accepts.",
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    title: "Request headers too large",
+    message: "Your request carried more header data than this site accepts. Clearing this site's cookies may help.",
+  },
 } as const satisfies Record<string, { status: number; title: string; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -3,6 +3,7 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration } from "@remix-run/reac
 import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
 import { APP_DESCRIPTION, APP_NAME } from "./constants";
+import { useNonce } from "./nonce";
 import stylesHref from "./styles.css";
 
 export const links: LinksFunction = () => [
@@ -11,6 +12,7 @@ export const links: LinksFunction = () => [
 ];
 
 export function Layout({ children }: { children: ReactNode }) {
+  const nonce = useNonce();
   return (
     <html lang="en">
       <head>
@@ -24,8 +26,8 @@ export function Layout({ children }: { children: ReactNode }) {
           Skip to main content
         </a>
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

@@ -3,11 +3,14 @@ import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/config.server";
-import { getError } from "~/errors";
+import { getError, getErrorForStatus } from "~/errors";
 import { logger } from "~/logger.server";
+import { createEdge, getOwnOrigin } from "./edge";
+import { sendErrorPage } from "./error-page";
 import { HttpError } from "./http-error";
 import { createRemixHandler } from "./remix-handler";
 import { requestLog } from "./request-log";
+import { createSecurityHeaders } from "./security-headers";
 
 type Options = { build: ServerBuild; config: Config; state: { shuttingDown: boolean } };
 
@@ -16,9 +19,13 @@ export function createApp({ build, config, state }: Options) {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // One proxy hop: the address it reports is the client's, anything further left is hearsay.
+  if (config.TRUST_PROXY) app.set("trust proxy", 1);
 
   app.use(requestLog);
   app.use(closeConnectionsWhen(state));
+  app.use(createSecurityHeaders(config));
+  app.use(createEdge(config));
   app.use(compression());
 
   const publicDir = path.resolve("public");
@@ -30,7 +37,16 @@ export function createApp({ build, config, state }: Options) {
   );
   app.use(express.static(publicDir, { maxAge: "1h", index: false, redirect: false }));
 
-  app.all("*", createRemixHandler({ build, mode: config.NODE_ENV, bodyLimitBytes: config.BODY_LIMIT_BYTES }));
+  app.all(
+    "*",
+    createRemixHandler({
+      build,
+      mode: config.NODE_ENV,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      getOrigin: (req) => getOwnOrigin(req, config),
+      getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce }),
+    }),
+  );
   app.use(lastResort);
   return app;
 }
@@ -47,17 +63,22 @@ function closeConnectionsWhen(state: { shuttingDown: boolean }): RequestHandler 
   };
 }
 
-const lastResort: ErrorRequestHandler = (error, req, res, _next) => {
-  if (!(error instanceof HttpError)) {
-    logger.error({ err: error, requestId: res.getHeader("X-Request-Id") }, "request failed");
-  }
+/**
+ * Answers what went wrong with the catalogue's page. Refusals (HttpError, or the 4xx status
+ * Express gives e.g. a path with bad percent-encoding) keep their status; anything else is a
+ * 500 whose details go to the log only.
+ */
+const lastResort: ErrorRequestHandler = (error, _req, res, _next) => {
+  const refusal = error instanceof HttpError ? error : getRefusal(error);
+  if (!refusal) logger.error({ err: error, requestId: res.getHeader("X-Request-Id") }, "request failed");
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  if (error instanceof HttpError) res.set(error.headers);
-  const { status, title } = getError(error instanceof HttpError ? error.code : "INTERNAL");
-  // A body we stopped reading cannot be skipped safely: end the connection with the answer.
-  if (!req.complete) res.setHeader("Connection", "close");
-  res.status(status).type("text/plain").send(title);
+  sendErrorPage(res, refusal?.code ?? "INTERNAL", error instanceof HttpError ? error.headers : {});
 };
+
+function getRefusal(error: unknown) {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" && status >= 400 && status < 500 ? getErrorForStatus(status) : null;
+}

@@ -5,6 +5,7 @@ import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
 import { generatedSecret, getConfig } from "~/config.server";
 import { logger } from "~/logger.server";
 import { createApp } from "./app";
+import { handleClientError, refuseConnect } from "./client-error";
 import { requestContext } from "./request-context";
 
 const config = getConfig();
@@ -37,10 +38,14 @@ const server = createServer(
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     // Node checks the two timeouts above only this often (30 s by default).
     connectionsCheckingInterval: Math.min(1_000, config.HEADERS_TIMEOUT_MS),
+    // The edge refuses a missing Host itself, with the error page and security headers.
+    requireHostHeader: false,
   },
   app,
 );
 server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
+server.on("clientError", handleClientError);
+server.on("connect", refuseConnect);
 
 server.listen({ port: config.PORT, host: config.HOST }, () => {
   const address = server.address();

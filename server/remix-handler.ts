@@ -11,6 +11,8 @@ type Options = {
   build: ServerBuild;
   mode: string;
   bodyLimitBytes: number;
+  /** The scheme and host the app answers for, which Remix sees as the request's own. */
+  getOrigin: (req: ExpressRequest) => string;
   getLoadContext?: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
 };
 
@@ -18,13 +20,13 @@ type Options = {
  * Hands an Express request to Remix and writes Remix's answer back. The server owns this
  * conversion (rather than @remix-run/express) so the edge decides what reaches Remix.
  */
-export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): ExpressHandler {
+export function createRemixHandler({ build, mode, bodyLimitBytes, getOrigin, getLoadContext }: Options): ExpressHandler {
   const handleRequest = createRequestHandler(build, mode);
   return async (req, res, next) => {
     try {
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
       const body = hasBody ? await readBody(req, bodyLimitBytes) : undefined;
-      const request = createFetchRequest(req, res, body);
+      const request = createFetchRequest(req, res, getOrigin(req), body);
       const response = await handleRequest(request, getLoadContext?.(req, res));
       await sendFetchResponse(res, response);
     } catch (error) {
@@ -35,29 +37,48 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext
 
 /**
  * Reads the whole body, refusing it with 413 as soon as it is known to be over the limit:
- * before reading when Content-Length says so, else at the byte that crosses it.
+ * before reading when Content-Length says so, else at the byte that crosses it. The rest of
+ * a refused body is left flowing, so the error page can be sent before the connection goes.
  */
-async function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  if (Number(req.headers["content-length"]) > limit) throw new HttpError("PAYLOAD_TOO_LARGE");
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new HttpError("PAYLOAD_TOO_LARGE");
-    chunks.push(chunk);
+function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  if (Number(req.headers["content-length"]) > limit) {
+    return Promise.reject(new HttpError("PAYLOAD_TOO_LARGE"));
   }
-  const body = Buffer.concat(chunks);
-  return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData).off("end", onEnd);
+      chunks.length = 0;
+      reject(new HttpError("PAYLOAD_TOO_LARGE"));
+    };
+    const onEnd = () => {
+      const body = Buffer.concat(chunks);
+      resolve(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+    };
+    req.on("data", onData).on("end", onEnd).once("error", reject);
+  });
 }
 
-function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body: Uint8Array<ArrayBuffer> | undefined): Request {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host")}`);
+function createFetchRequest(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  origin: string,
+  body: Uint8Array<ArrayBuffer> | undefined,
+): Request {
+  // Appended, not resolved: a path such as //other.example/ must not change the host.
+  const url = new URL(origin + req.originalUrl);
 
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   }
   headers.set("x-request-id", String(req.headers["x-request-id"]));
+  // The edge has already compared Origin with this origin; Remix's own check must agree.
+  headers.set("host", url.host);
+  headers.delete("x-forwarded-host");
 
   // Remix aborts loaders and actions when the visitor goes away before the answer is sent.
   const controller = new AbortController();
@@ -71,6 +92,7 @@ function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body: Uin
 async function sendFetchResponse(res: ExpressResponse, response: Response) {
   res.statusMessage = response.statusText;
   res.status(response.status);
+  if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
   if (response.body) {
     await writeReadableStreamToWritable(response.body, res);

@@ -1,0 +1,48 @@
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+/** Collects every CSP violation the page reports, from the console and from the DOM event. */
+async function watchViolations(page: Page) {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  await page.exposeFunction("reportViolation", (description: string) => violations.push(description));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      const report = (window as unknown as { reportViolation: (d: string) => void }).reportViolation;
+      report(`${event.violatedDirective} blocked ${event.blockedURI}`);
+    });
+  });
+  return violations;
+}
+
+for (const [name, path, status] of [
+  ["the home page", "/", 200],
+  ["the 404 page", "/no/such/page", 404],
+] as const) {
+  test(`${name} runs under an enforced Content-Security-Policy without violations`, async ({
+    page,
+    consoleErrors,
+    javaScriptEnabled,
+  }) => {
+    const violations = await watchViolations(page);
+    const response = await page.goto(path);
+    expect(response?.status()).toBe(status);
+    const policy = response?.headers()["content-security-policy"] ?? "";
+    expect(policy).toMatch(/script-src 'nonce-[A-Za-z0-9+/]+=*' 'strict-dynamic'/);
+    await page.waitForLoadState("networkidle");
+    expect(violations).toEqual([]);
+    if (javaScriptEnabled) {
+      // Hydration done: client-side navigation works only when the nonce'd scripts ran.
+      await page.getByRole("banner").getByRole("link").click();
+      await expect(page).toHaveURL(/\/$/);
+      await page.waitForLoadState("networkidle");
+      expect(await page.evaluate(() => typeof (window as { __remixContext?: unknown }).__remixContext)).toBe(
+        "object",
+      );
+      expect(violations).toEqual([]);
+    }
+    expect(consoleErrors.filter((error) => !/status of 404/.test(error))).toEqual([]);
+  });
+}

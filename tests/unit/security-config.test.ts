@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "~/config.server";
+import { errorCatalogue, type ErrorCode } from "~/errors";
+import { renderErrorPage } from "../../server/error-page";
+
+describe("security settings", () => {
+  it("distrust proxies and limit writes to 100 a minute by default", () => {
+    expect(parseConfig({})).toMatchObject({ TRUST_PROXY: false, RATE_LIMIT_PER_MINUTE: 100 });
+  });
+
+  it("read TRUST_PROXY and RATE_LIMIT_PER_MINUTE, 0 included", () => {
+    expect(parseConfig({ TRUST_PROXY: "true", RATE_LIMIT_PER_MINUTE: "0" })).toMatchObject({
+      TRUST_PROXY: true,
+      RATE_LIMIT_PER_MINUTE: 0,
+    });
+    expect(parseConfig({ TRUST_PROXY: "false" }).TRUST_PROXY).toBe(false);
+  });
+
+  it.each([
+    ["TRUST_PROXY", "yes"],
+    ["RATE_LIMIT_PER_MINUTE", "-1"],
+    ["RATE_LIMIT_PER_MINUTE", "many"],
+  ])("reject %s=%s naming the variable", (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(
+      new ConfigError(`Invalid environment variable ${name}: `).message,
+    );
+  });
+});
+
+describe("renderErrorPage", () => {
+  it.each(Object.keys(errorCatalogue) as ErrorCode[])(
+    "renders %s as a complete, script-free document",
+    (code) => {
+      const { status, title, message } = errorCatalogue[code];
+      const html = renderErrorPage(code);
+      expect(html).toMatch(/^<!DOCTYPE html>\n<html lang="en">/);
+      expect(html).toContain(`<title>${title} · `);
+      expect(html).toContain(`<h1>${title}</h1>`);
+      expect(html).toContain(`<p>${message}</p>`);
+      expect(html).toContain(`Error ${status}`);
+      expect(html).toContain('<a href="/">');
+      expect(html).not.toMatch(/<script|<style|style=/);
+    },
+  );
+});
