@@ -29,6 +29,11 @@ export const errorCatalogue = {
     title: "Not allowed here",
     message: "This address does not accept that kind of request.",
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    title: "Request timed out",
+    message: "Your request took too long to arrive. Try again.",
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     title: "Too much data",
@@ -38,6 +43,11 @@ export const errorCatalogue = {
     status: 415,
     title: "Unsupported format",
     message: "What you sent is in a format this address does not accept.",
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    title: "Request headers too large",
+    message: "Your request carried more header data than this site accepts. Clearing this site's cookies may help.",
   },
   RATE_LIMITED: {
     status: 429,
@@ -63,21 +73,6 @@ export const errorCatalogue = {
     status: 504,
     title: "Service timed out",
     message: "A service this page depends on took too long to answer. Try again later.",
-  },
-  REQUEST_TIMEOUT: {
-    status: 408,
-    title: "Request timed out",
-    message: "Your request took too long to arrive. Try again.",
-  },
-  URI_TOO_LONG: {
-    status: 414,
-    title: "Address too long",
-    message: "The address you asked for is longer than this site accepts.",
-  },
-  HEADERS_TOO_LARGE: {
-    status: 431,
-    title: "Request headers too large",
-    message: "Your request carried more header data than this site accepts. Clearing this site's cookies may help.",
   },
 } as const satisfies Record<string, { status: number; title: string; message: string }>;
 
