@@ -7,7 +7,11 @@ import { getErrorForStatus } from "~/errors";
  */
 export function GeneralErrorBoundary() {
   const error = useRouteError();
-  const status = isRouteErrorResponse(error) ? error.status : 500;
+  return <ErrorPage status={isRouteErrorResponse(error) ? error.status : 500} />;
+}
+
+/** The error view for a status a route answers without throwing. */
+export function ErrorPage({ status }: { status: number }) {
   const { title, message } = getErrorForStatus(status);
   return (
     <section className="error" aria-labelledby="error-title">

@@ -21,6 +21,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const child = spawn(process.execPath, ["build/server.js"], {
     cwd: projectRoot,
     env: {
+      NODE_ENV: "production",
       PATH: process.env.PATH,
       PORT: "0",
       HOST: "127.0.0.1",
@@ -66,7 +67,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
 export async function runServerUntilExit(env: Record<string, string>, timeoutMs = 10_000) {
   const server = spawn(process.execPath, ["build/server.js"], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH, PORT: "0", HOST: "127.0.0.1", ...env },
+    env: { NODE_ENV: "production", PATH: process.env.PATH, PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
