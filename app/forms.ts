@@ -6,13 +6,13 @@ import type { $ZodType } from "zod/v4/core";
  * A Conform form that validates in the browser with the same schema the action parses with.
  * Import it only from routes whose forms have free-text fields: it brings Zod to the browser.
  */
-export function useValidatedForm<Schema extends $ZodType>(options: {
+export function useValidatedForm<Input extends Record<string, unknown>, Output>(options: {
   id: string;
-  schema: Schema;
+  schema: $ZodType<Output, Input>;
   lastResult: SubmissionResult<string[]> | null | undefined;
 }) {
   const { id, schema, lastResult } = options;
-  return useForm({
+  return useForm<Input, Output>({
     id,
     lastResult,
     shouldValidate: "onBlur",

@@ -21,8 +21,8 @@ type FieldProps = {
   meta: FieldMeta;
   label: string;
   hint?: ReactNode;
-  /** Set on the first invalid field so the server-rendered page opens with focus on it. */
-  autoFocus?: boolean;
+  /** Set on the first invalid field: the page, even server-rendered, opens with focus on it. */
+  isFirstInvalid?: boolean;
 };
 
 /** The name of the first field with an error, in the order given. */
@@ -65,7 +65,7 @@ export function TextField({
   meta,
   label,
   hint,
-  autoFocus,
+  isFirstInvalid,
   type = "text",
   autoComplete,
 }: FieldProps & { type?: "text" | "email" | "tel" | "url" | "search"; autoComplete?: string }) {
@@ -81,7 +81,7 @@ export function TextField({
         autoComplete={autoComplete}
         defaultValue={getInitialString(meta)}
         // eslint-disable-next-line jsx-a11y/no-autofocus -- focus moves to the first invalid field only
-        autoFocus={autoFocus}
+        autoFocus={isFirstInvalid}
         {...getAriaProps(meta, hint)}
       />
       <FieldError meta={meta} />
@@ -93,7 +93,7 @@ export function SelectField({
   meta,
   label,
   hint,
-  autoFocus,
+  isFirstInvalid,
   options,
   placeholder,
 }: FieldProps & { options: readonly Option[]; placeholder?: string }) {
@@ -107,7 +107,7 @@ export function SelectField({
         name={meta.name}
         defaultValue={getInitialString(meta) ?? ""}
         // eslint-disable-next-line jsx-a11y/no-autofocus -- focus moves to the first invalid field only
-        autoFocus={autoFocus}
+        autoFocus={isFirstInvalid}
         {...getAriaProps(meta, hint)}
       >
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
@@ -122,7 +122,7 @@ export function SelectField({
   );
 }
 
-export function RadioGroupField({ meta, label, hint, autoFocus, options }: FieldProps & { options: readonly Option[] }) {
+export function RadioGroupField({ meta, label, hint, isFirstInvalid, options }: FieldProps & { options: readonly Option[] }) {
   const checked = getInitialString(meta);
   return (
     <fieldset id={meta.id} className="field" key={meta.key}>
@@ -137,7 +137,7 @@ export function RadioGroupField({ meta, label, hint, autoFocus, options }: Field
             value={option.value}
             defaultChecked={checked === option.value}
             // eslint-disable-next-line jsx-a11y/no-autofocus -- focus moves to the first invalid field only
-            autoFocus={autoFocus && index === 0}
+            autoFocus={isFirstInvalid && index === 0}
             {...getAriaProps(meta, hint)}
           />
           <label htmlFor={`${meta.id}-${option.value}`}>{option.label}</label>

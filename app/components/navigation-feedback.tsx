@@ -1,13 +1,19 @@
 import { useFetchers, useLocation, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 
 const PROGRESS_DELAY_MS = 150;
 
 /** False on the server and in the first client render, so JavaScript-only UI never reaches a no-JS page. */
 function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
+  return useSyncExternalStore(
+    subscribeToNothing,
+    () => true,
+    () => false,
+  );
+}
+
+function subscribeToNothing() {
+  return () => {};
 }
 
 /** A thin bar at the top while a navigation or submission takes longer than a moment. */
@@ -16,18 +22,18 @@ export function NavigationProgress() {
   const navigation = useNavigation();
   const fetchers = useFetchers();
   const busy = navigation.state !== "idle" || fetchers.some((fetcher) => fetcher.state !== "idle");
-  const [visible, setVisible] = useState(false);
+  const [delayPassed, setDelayPassed] = useState(false);
 
   useEffect(() => {
-    if (!busy) {
-      setVisible(false);
-      return;
-    }
-    const timer = setTimeout(() => setVisible(true), PROGRESS_DELAY_MS);
-    return () => clearTimeout(timer);
+    if (!busy) return;
+    const timer = setTimeout(() => setDelayPassed(true), PROGRESS_DELAY_MS);
+    return () => {
+      clearTimeout(timer);
+      setDelayPassed(false);
+    };
   }, [busy]);
 
-  if (!hydrated || !visible) return null;
+  if (!hydrated || !busy || !delayPassed) return null;
   return <div className="navigation-progress" role="progressbar" aria-label="Loading" aria-valuetext="Loading" />;
 }
 

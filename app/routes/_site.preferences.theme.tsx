@@ -52,7 +52,7 @@ export default function ThemePreferencePage() {
           label="Colour theme"
           hint="System follows your device's setting."
           options={THEME_OPTIONS}
-          autoFocus={getFirstInvalidName([fields.theme]) === fields.theme.name}
+          isFirstInvalid={getFirstInvalidName([fields.theme]) === fields.theme.name}
         />
         <button type="submit">Save theme</button>
       </Form>

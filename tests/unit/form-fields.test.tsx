@@ -44,9 +44,9 @@ function FixtureForm() {
     <>
       <ErrorSummary fields={order} formErrors={form.errors} />
       <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
-        <TextField meta={fields.name} label="Name" hint="As you want it shown." autoFocus={firstInvalid === "name"} />
-        <SelectField meta={fields.size} label="Size" placeholder="Choose…" options={SIZES} autoFocus={firstInvalid === "size"} />
-        <RadioGroupField meta={fields.colour} label="Colour" options={COLOURS} autoFocus={firstInvalid === "colour"} />
+        <TextField meta={fields.name} label="Name" hint="As you want it shown." isFirstInvalid={firstInvalid === "name"} />
+        <SelectField meta={fields.size} label="Size" placeholder="Choose…" options={SIZES} isFirstInvalid={firstInvalid === "size"} />
+        <RadioGroupField meta={fields.colour} label="Colour" options={COLOURS} isFirstInvalid={firstInvalid === "colour"} />
         <button type="submit">Send</button>
       </Form>
     </>
