@@ -61,7 +61,8 @@ export function handleDataRequest(response: Response) {
 
 // Every page and its data depend on the visitor's cookies (theme, flash): no shared cache may keep them.
 function setPrivate(headers: Headers) {
-  if (!/\bno-store\b/.test(headers.get("Cache-Control") ?? "")) headers.set("Cache-Control", "private, no-cache");
+  const cacheControl = headers.get("Cache-Control") ?? "";
+  if (!/\bno-store\b/.test(cacheControl)) headers.set("Cache-Control", "private, no-cache");
 }
 
 export const handleError: HandleErrorFunction = (error, { request }) => {

@@ -122,7 +122,13 @@ export function SelectField({
   );
 }
 
-export function RadioGroupField({ meta, label, hint, isFirstInvalid, options }: FieldProps & { options: readonly Option[] }) {
+export function RadioGroupField({
+  meta,
+  label,
+  hint,
+  isFirstInvalid,
+  options,
+}: FieldProps & { options: readonly Option[] }) {
   const checked = getInitialString(meta);
   return (
     <fieldset id={meta.id} className="field" key={meta.key}>
@@ -156,7 +162,9 @@ export function ErrorSummary({ fields, formErrors }: { fields: FieldMeta[]; form
     <div role="alert" className="error-summary">
       <h2>{getError("VALIDATION_FAILED").title}</h2>
       <ul>
-        {formErrors?.map((message) => <li key={message}>{message}</li>)}
+        {formErrors?.map((message) => (
+          <li key={message}>{message}</li>
+        ))}
         {invalid.map((field) => (
           <li key={field.name}>
             <a href={`#${field.id}`}>{field.errors!.join(" ")}</a>

@@ -34,7 +34,9 @@ export function NavigationProgress() {
   }, [busy]);
 
   if (!hydrated || !busy || !delayPassed) return null;
-  return <div className="navigation-progress" role="progressbar" aria-label="Loading" aria-valuetext="Loading" />;
+  return (
+    <div className="navigation-progress" role="progressbar" aria-label="Loading" aria-valuetext="Loading" />
+  );
 }
 
 /**

@@ -37,7 +37,10 @@ export const headers: HeadersFunction = ({ loaderHeaders }) => loaderHeaders;
 
 export default function ThemePreferencePage() {
   const actionData = useActionData<typeof action>();
-  const [form, fields] = useForm<z.input<typeof ThemeFormSchema>>({ id: "theme-form", lastResult: actionData?.result });
+  const [form, fields] = useForm<z.input<typeof ThemeFormSchema>>({
+    id: "theme-form",
+    lastResult: actionData?.result,
+  });
   if (!actionData) return <ErrorPage status={getError("METHOD_NOT_ALLOWED").status} />;
 
   const redirectTo = fields.redirectTo.initialValue;

@@ -1,6 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { postTamperedTheme } from "./theme-form";
 
 // axe runs as script, so both projects keep JavaScript on; the "disabled" one blocks the app's
 // own scripts instead, which leaves the server-rendered page exactly as a no-JS browser has it.
@@ -14,7 +15,9 @@ test.beforeEach(async ({ page }, testInfo) => {
 
 async function expectNoViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target).join(", ")}`)).toEqual([]);
+  expect(violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target).join(", ")}`)).toEqual(
+    [],
+  );
 }
 
 for (const theme of ["Light", "Dark"] as const) {
@@ -37,13 +40,7 @@ for (const theme of ["Light", "Dark"] as const) {
     await expectNoViolations(page);
 
     await page.goto("/");
-    await page.evaluate(() => {
-      const form = document.querySelector<HTMLFormElement>("form.theme-control")!;
-      const input = document.createElement("input");
-      Object.assign(input, { type: "hidden", name: "theme", value: "purple" });
-      form.append(input);
-      form.submit();
-    });
+    await postTamperedTheme(page);
     await expect(page.getByRole("main").getByRole("alert")).toContainText("Check your answers");
     await expect(page.locator("html")).toHaveAttribute("data-theme", theme.toLowerCase());
     await expectNoViolations(page);

@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { postTamperedTheme } from "./theme-form";
 
 const themeControl = (page: Page) => page.getByRole("banner").getByRole("group", { name: "Theme" });
 const root = (page: Page) => page.locator("html");
@@ -24,7 +25,10 @@ test("changes the theme from the home page; it survives reloads and the flash sh
 
   await expect(root(page)).toHaveAttribute("data-theme", "dark");
   await expect(page.getByRole("status")).toHaveText("Theme set to Dark.");
-  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute("aria-pressed", "true");
+  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
   await expect(page).toHaveURL(/\/$/);
   // With JavaScript the page switches in place; without it, the post comes back as a new page.
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
@@ -32,7 +36,10 @@ test("changes the theme from the home page; it survives reloads and the flash sh
   await page.reload();
   await expect(root(page)).toHaveAttribute("data-theme", "dark");
   await expect(page.getByText("Theme set to Dark.")).toHaveCount(0);
-  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute("aria-pressed", "true");
+  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
 });
 
 test("changes the theme from the 404 page and stays on it", async ({ page }) => {
@@ -78,14 +85,7 @@ test("a tampered theme value is refused with the form and the error", async ({ p
 
 test("the 400 page's form sets the theme and returns to the page the visitor came from", async ({ page }) => {
   await page.goto("/somewhere");
-  // A native submission, as a browser without JavaScript sends it, reaches the 400 page in both projects.
-  await page.evaluate(() => {
-    const form = document.querySelector<HTMLFormElement>("form.theme-control")!;
-    const theme = document.createElement("input");
-    Object.assign(theme, { type: "hidden", name: "theme", value: "purple" });
-    form.append(theme);
-    form.submit();
-  });
+  await postTamperedTheme(page);
   await expect(page).toHaveURL(/\/preferences\/theme$/);
   await expect(page.getByRole("main").getByRole("alert")).toContainText("Choose System, Light or Dark.");
 

@@ -43,7 +43,11 @@ function getPage(path: string, cookie: string) {
 
 describe("POST /preferences/theme", () => {
   it("stores the theme, sets a flash message and answers 303 to redirectTo", async () => {
-    const response = await postForm(server.url, "/preferences/theme", "theme=dark&redirectTo=%2Fsome%2Fpage%3Fa%3D1");
+    const response = await postForm(
+      server.url,
+      "/preferences/theme",
+      "theme=dark&redirectTo=%2Fsome%2Fpage%3Fa%3D1",
+    );
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/some/page?a=1");
     const theme = getSetCookie(response, "theme");
@@ -103,7 +107,9 @@ describe("POST /preferences/theme", () => {
     expect(html).toContain('<header class="site-header">');
     expect(html).toContain('<div role="alert" class="error-summary"><h2>Check your answers</h2>');
     expect(html).toContain('<a href="#theme-form-theme">Choose System, Light or Dark.</a>');
-    expect(html).toContain('<p id="theme-form-theme-error" class="field-error">Choose System, Light or Dark.</p>');
+    expect(html).toContain(
+      '<p id="theme-form-theme-error" class="field-error">Choose System, Light or Dark.</p>',
+    );
     expect(html).toMatch(
       /<input id="theme-form-theme-system" type="radio" name="theme" autofocus="" aria-invalid="true" aria-describedby="theme-form-theme-description theme-form-theme-error"/,
     );
@@ -111,7 +117,11 @@ describe("POST /preferences/theme", () => {
   });
 
   it("keeps the visitor's redirectTo in the re-rendered form", async () => {
-    const response = await postForm(server.url, "/preferences/theme", "theme=purple&redirectTo=%2Fback%3Fq%3D1");
+    const response = await postForm(
+      server.url,
+      "/preferences/theme",
+      "theme=purple&redirectTo=%2Fback%3Fq%3D1",
+    );
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('<input type="hidden" name="redirectTo" value="/back?q=1"/>');
   });

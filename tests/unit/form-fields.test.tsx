@@ -6,7 +6,13 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ErrorSummary, getFirstInvalidName, RadioGroupField, SelectField, TextField } from "~/components/form-fields";
+import {
+  ErrorSummary,
+  getFirstInvalidName,
+  RadioGroupField,
+  SelectField,
+  TextField,
+} from "~/components/form-fields";
 import { parseSubmission } from "~/forms.server";
 import { useValidatedForm } from "~/forms";
 
@@ -37,16 +43,36 @@ async function action({ request }: ActionFunctionArgs) {
 
 function FixtureForm() {
   const actionData = useActionData<typeof action>();
-  const [form, fields] = useValidatedForm({ id: "fixture", schema: FixtureFormSchema, lastResult: actionData?.result });
+  const [form, fields] = useValidatedForm({
+    id: "fixture",
+    schema: FixtureFormSchema,
+    lastResult: actionData?.result,
+  });
   const order = [fields.name, fields.size, fields.colour];
   const firstInvalid = getFirstInvalidName(order);
   return (
     <>
       <ErrorSummary fields={order} formErrors={form.errors} />
       <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
-        <TextField meta={fields.name} label="Name" hint="As you want it shown." isFirstInvalid={firstInvalid === "name"} />
-        <SelectField meta={fields.size} label="Size" placeholder="Choose…" options={SIZES} isFirstInvalid={firstInvalid === "size"} />
-        <RadioGroupField meta={fields.colour} label="Colour" options={COLOURS} isFirstInvalid={firstInvalid === "colour"} />
+        <TextField
+          meta={fields.name}
+          label="Name"
+          hint="As you want it shown."
+          isFirstInvalid={firstInvalid === "name"}
+        />
+        <SelectField
+          meta={fields.size}
+          label="Size"
+          placeholder="Choose…"
+          options={SIZES}
+          isFirstInvalid={firstInvalid === "size"}
+        />
+        <RadioGroupField
+          meta={fields.colour}
+          label="Colour"
+          options={COLOURS}
+          isFirstInvalid={firstInvalid === "colour"}
+        />
         <button type="submit">Send</button>
       </Form>
     </>
@@ -96,7 +122,9 @@ describe("the form toolkit", () => {
     expect(document.getElementById("fixture-name-error")?.textContent).toBe("Enter a name.");
     const size = screen.getByRole("combobox", { name: "Size" });
     expect(size.getAttribute("aria-invalid")).toBe("true");
-    expect(document.getElementById(size.getAttribute("aria-describedby")!)?.textContent).toBe("Choose a size.");
+    expect(document.getElementById(size.getAttribute("aria-describedby")!)?.textContent).toBe(
+      "Choose a size.",
+    );
     for (const radio of screen.getAllByRole("radio")) {
       expect(radio.getAttribute("aria-invalid")).toBe("true");
       expect(radio.getAttribute("aria-describedby")).toBe("fixture-colour-error");
@@ -113,7 +141,10 @@ describe("the form toolkit", () => {
     await user.click(screen.getByRole("button", { name: "Send" }));
 
     expect(await screen.findByText("Use 20 characters or fewer.", { selector: "p" })).toBeTruthy();
-    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "a name that is far too long");
+    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty(
+      "value",
+      "a name that is far too long",
+    );
     expect(screen.getByRole("combobox", { name: "Size" })).toHaveProperty("value", "large");
     expect(screen.getByRole("radio", { name: "Blue" })).toHaveProperty("checked", true);
     expect(screen.getByRole("combobox", { name: "Size" }).hasAttribute("aria-invalid")).toBe(false);
