@@ -20,8 +20,17 @@ async function expectNoViolations(page: Page) {
   );
 }
 
-for (const theme of ["Light", "Dark"] as const) {
-  test(`every page has no axe violations in the ${theme} theme`, async ({ page }) => {
+const cases = [
+  { theme: "Light", colorScheme: "dark" },
+  { theme: "Dark", colorScheme: "light" },
+  { theme: "System", colorScheme: "dark" },
+] as const;
+
+for (const { theme, colorScheme } of cases) {
+  test(`every page has no axe violations in the ${theme} theme (device set to ${colorScheme})`, async ({
+    page,
+  }) => {
+    await page.emulateMedia({ colorScheme });
     await page.goto("/");
     await page.getByRole("banner").getByRole("button", { name: theme }).click();
     await expect(page.locator("html")).toHaveAttribute("data-theme", theme.toLowerCase());

@@ -16,6 +16,7 @@ function isSameWindow(page: Page) {
 test("changes the theme from the home page; it survives reloads and the flash shows once", async ({
   page,
   javaScriptEnabled,
+  consoleErrors,
 }) => {
   await page.goto("/");
   await expect(root(page)).toHaveAttribute("data-theme", "system");
@@ -40,6 +41,7 @@ test("changes the theme from the home page; it survives reloads and the flash sh
     "aria-pressed",
     "true",
   );
+  expect(consoleErrors).toEqual([]);
 });
 
 test("changes the theme from the 404 page and stays on it", async ({ page }) => {
