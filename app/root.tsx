@@ -1,6 +1,14 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "@remix-run/react";
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  type ShouldRevalidateFunction,
+  useRouteLoaderData,
+} from "@remix-run/react";
 import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
 import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feedback";
@@ -18,6 +26,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { flash, headers } = await takeFlash(request);
   return data({ theme: await getTheme(request), flash }, { headers });
 }
+
+// A flash message lasts one page: reading it again on every client-side navigation clears it
+// from the screen too (single fetch loads it in the same request as the page's own data).
+export const shouldRevalidate: ShouldRevalidateFunction = ({
+  currentUrl,
+  nextUrl,
+  defaultShouldRevalidate,
+}) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
 export function Layout({ children }: { children: ReactNode }) {
   const rootData = useRouteLoaderData<typeof loader>("root");

@@ -58,6 +58,20 @@ test("changes the theme from the 404 page and stays on it", async ({ page }) => 
   await page.reload();
   await expect(root(page)).toHaveAttribute("data-theme", "light");
   await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  await expect(page.getByText("Theme set to Light.")).toHaveCount(0);
+});
+
+test("the flash message is gone after the next navigation", async ({ page }) => {
+  await page.goto("/no/such/page");
+  await themeControl(page).getByRole("button", { name: "Dark" }).click();
+  await expect(page.getByRole("status")).toHaveText("Theme set to Dark.");
+
+  await page.getByRole("main").getByRole("link", { name: "Go to the home page" }).click();
+
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("main").getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(page.getByText("Theme set to Dark.")).toHaveCount(0);
+  await expect(root(page)).toHaveAttribute("data-theme", "dark");
 });
 
 test("a tampered theme value is refused with the form and the error", async ({ page, javaScriptEnabled }) => {
