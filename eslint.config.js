@@ -20,6 +20,6 @@ export default tseslint.config(
     },
   },
   { files: ["*.js"], languageOptions: { globals: globals.node } },
-  // Playwright fixtures take `{}` and call `use`: neither is React.
+  // Playwright fixtures take `{}` when they need no other fixture, and call `use`, which is not React's hook.
   { files: ["tests/e2e/**"], rules: { "no-empty-pattern": "off", "react-hooks/rules-of-hooks": "off" } },
 );

@@ -39,6 +39,14 @@ const EnvSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(5_000),
   /** Largest request body accepted, in bytes; larger ones are refused with 413. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(1_048_576),
+  /** Base URL of the API the app calls, e.g. `https://api.example.com/v1`; unset when it calls none. */
+  API_BASE_URL: z.string().transform(toBaseUrl).optional(),
+  /** Deadline for one call to the API, retries included; also bounds the readiness check. */
+  API_TIMEOUT_MS: milliseconds.default(5_000),
+  /** Path under API_BASE_URL that /readyz asks; any answer below 500 counts as ready. */
+  API_HEALTH_PATH: z.string().regex(/^\/[^?#]*$/, "must be a path starting with /").default("/"),
+  /** Largest API response body read, in bytes; a larger one counts as a bad response. */
+  API_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(1_048_576),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {
@@ -47,6 +55,16 @@ function toOrigin(value: string, ctx: z.RefinementCtx) {
     return url.origin;
   }
   ctx.addIssue({ code: "custom", message: "must be an http(s) origin such as https://example.com, with no path" });
+  return z.NEVER;
+}
+
+function toBaseUrl(value: string, ctx: z.RefinementCtx) {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  const isHttp = url?.protocol === "https:" || url?.protocol === "http:";
+  if (url && isHttp && !url.search && !url.hash && !url.username && !url.password) {
+    return url.href.replace(/\/$/, "");
+  }
+  ctx.addIssue({ code: "custom", message: "must be an http(s) URL such as https://api.example.com/v1" });
   return z.NEVER;
 }
 

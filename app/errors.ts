@@ -89,3 +89,16 @@ export function getErrorForStatus(status: number): CatalogueError {
   const isErrorStatus = status >= 400 && status < 600;
   return { ...getError(code), status: isErrorStatus ? status : 500 };
 }
+
+/** True for a string that names a catalogue entry, such as the `code` of a thrown error response. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(errorCatalogue, value);
+}
+
+/**
+ * What a loader or action throws to show a catalogue entry: the entry's status, and its code so
+ * the error boundary shows this entry rather than the first one with the same status.
+ */
+export function createErrorResponse(code: ErrorCode): Response {
+  return Response.json({ code }, { status: errorCatalogue[code].status });
+}

@@ -1,23 +1,31 @@
 import { isRouteErrorResponse, Link, useRouteError } from "@remix-run/react";
-import { getErrorForStatus } from "~/errors";
+import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/errors";
 
 /**
- * The one error view: the catalogue's words for the status, and a way home. It never shows an
- * error's own message, so nothing internal reaches a visitor.
+ * The one error view: the catalogue's words for the thrown code (see createErrorResponse), else
+ * for the status, and a way home. It never shows an error's own message, so nothing internal
+ * reaches a visitor.
  */
 export function GeneralErrorBoundary() {
   const error = useRouteError();
-  return <ErrorPage status={isRouteErrorResponse(error) ? error.status : 500} />;
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  const code: unknown = isRouteErrorResponse(error) ? error.data?.code : undefined;
+  return <ErrorPage status={status} error={isErrorCode(code) ? getError(code) : getErrorForStatus(status)} />;
 }
 
 /** The error view for a status a route answers without throwing. */
-export function ErrorPage({ status }: { status: number }) {
-  const { title, message } = getErrorForStatus(status);
+export function ErrorPage({
+  status,
+  error = getErrorForStatus(status),
+}: {
+  status: number;
+  error?: CatalogueError;
+}) {
   return (
     <section className="error" aria-labelledby="error-title">
       <p className="error-status">Error {status}</p>
-      <h1 id="error-title">{title}</h1>
-      <p>{message}</p>
+      <h1 id="error-title">{error.title}</h1>
+      <p>{error.message}</p>
       <p>
         <Link to="/">Go to the home page</Link>
       </p>

@@ -16,10 +16,16 @@ export type RunningServer = {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
-/** Starts the built production server (`node build/server.js`) on a free port. */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, ["build/server.js"], {
-    cwd: projectRoot,
+/**
+ * Starts the built production server (`node build/server.js`) on a free port. `cwd` is where it
+ * finds the Remix build (`build/index.js`) and `public/`.
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  { cwd = projectRoot } = {},
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [path.join(projectRoot, "build/server.js")], {
+    cwd,
     env: {
       NODE_ENV: "production",
       PATH: process.env.PATH,

@@ -39,6 +39,18 @@ describe("parseConfig", () => {
     expect(config.SHUTDOWN_TIMEOUT_MS).toBe(2500);
   });
 
+  it("reads the API settings, with a base URL that keeps its path but not a trailing slash", () => {
+    expect(parseConfig({})).toMatchObject({
+      API_TIMEOUT_MS: 5_000,
+      API_HEALTH_PATH: "/",
+      API_MAX_RESPONSE_BYTES: 1_048_576,
+    });
+    expect(parseConfig({}).API_BASE_URL).toBeUndefined();
+    expect(parseConfig({ API_BASE_URL: "https://api.example.com/v1/" }).API_BASE_URL).toBe(
+      "https://api.example.com/v1",
+    );
+  });
+
   it("marks cookies Secure only for an https origin", () => {
     expect(parseConfig({ ORIGIN: "http://localhost:3000" }).secureCookies).toBe(false);
   });
@@ -56,8 +68,16 @@ describe("parseConfig", () => {
     ["NODE_ENV", "staging"],
     ["SHUTDOWN_TIMEOUT_MS", "-1"],
     ["BODY_LIMIT_BYTES", "lots"],
+    ["API_BASE_URL", "api.example.com"],
+    ["API_BASE_URL", "https://api.example.com/?key=1"],
+    ["API_BASE_URL", "https://user:pass@api.example.com"],
+    ["API_TIMEOUT_MS", "0"],
+    ["API_HEALTH_PATH", "health"],
+    ["API_MAX_RESPONSE_BYTES", "-5"],
   ])("rejects %s=%s with a message naming the variable", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^Invalid environment variable ${name}: `));
+    expect(() => parseConfig({ [name]: value })).toThrow(
+      new RegExp(`^Invalid environment variable ${name}: `),
+    );
   });
 });

@@ -3,52 +3,66 @@ import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
+import {
+  createErrorResponse,
+  errorCatalogue,
+  getErrorForStatus,
+  isErrorCode,
+  type ErrorCode,
+} from "~/errors";
 
-function renderThrowing(thrown: unknown) {
+afterEach(cleanup);
+
+function renderThrown(thrown: () => unknown) {
   const RemixStub = createRemixStub([
     {
       path: "/",
       Component: () => null,
       ErrorBoundary: GeneralErrorBoundary,
       loader: () => {
-        throw thrown;
+        throw thrown();
       },
     },
   ]);
   render(<RemixStub />);
 }
 
-afterEach(cleanup);
-
 describe("GeneralErrorBoundary", () => {
-  it.each([
-    [400, "Bad request"],
-    [403, "Request refused"],
-    [404, "Page not found"],
-    [405, "Not allowed here"],
-    [413, "Too much data"],
-    [429, "Too many requests"],
-    [502, "Service error"],
-    [503, "Service unavailable"],
-    [504, "Service timed out"],
-  ])("shows the catalogue's words for a thrown %i", async (status, title) => {
-    renderThrowing(new Response("internal detail", { status }));
-    expect((await screen.findByRole("heading", { level: 1 })).textContent).toBe(title);
-    expect(screen.getByText(`Error ${status}`)).toBeTruthy();
-    expect(screen.queryByText("internal detail")).toBeNull();
-    expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe("/");
+  it.each(Object.keys(errorCatalogue) as ErrorCode[])(
+    "renders the entry %s when its code is thrown",
+    async (code) => {
+      const { status, title, message } = errorCatalogue[code];
+      renderThrown(() => createErrorResponse(code));
+      expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
+      expect(screen.getByText(message)).toBeTruthy();
+      expect(screen.getByText(`Error ${status}`)).toBeTruthy();
+      expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe("/");
+    },
+  );
+
+  it("falls back to the entry for the status when no code is given", async () => {
+    renderThrown(() => new Response("gone", { status: 404 }));
+    expect(await screen.findByRole("heading", { level: 1, name: getErrorForStatus(404).title })).toBeTruthy();
   });
 
-  it("treats an unknown 4xx status as a bad request", async () => {
-    renderThrowing(new Response(null, { status: 418 }));
-    expect((await screen.findByRole("heading", { level: 1 })).textContent).toBe("Bad request");
-    expect(screen.getByText("Error 418")).toBeTruthy();
+  it("shows the generic entry, not the error's own message, for an unexpected error", async () => {
+    renderThrown(() => new Error("secret internals"));
+    expect(
+      await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
+    ).toBeTruthy();
+    expect(screen.queryByText(/secret internals/)).toBeNull();
+  });
+});
+
+describe("createErrorResponse", () => {
+  it("carries the entry's status and its code", async () => {
+    const response = createErrorResponse("VALIDATION_FAILED");
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: "VALIDATION_FAILED" });
   });
 
-  it("shows a thrown Error as a 500 without its message", async () => {
-    renderThrowing(new Error("database password is hunter2"));
-    expect((await screen.findByRole("heading", { level: 1 })).textContent).toBe("Something went wrong");
-    expect(screen.getByText("Error 500")).toBeTruthy();
-    expect(screen.queryByText(/hunter2/)).toBeNull();
+  it("names only the catalogue's own codes", () => {
+    expect(isErrorCode("UPSTREAM_TIMEOUT")).toBe(true);
+    expect(["toString", "constructor", "upstream_timeout", 404, null].some(isErrorCode)).toBe(false);
   });
 });

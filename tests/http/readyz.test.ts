@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorCatalogue } from "~/errors";
+import { startServer, type RunningServer } from "../support/server";
+import { getClosedPort, startUpstream, type Upstream } from "../support/upstream";
+
+let upstream: Upstream;
+let server: RunningServer;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  server = await startServer({
+    API_BASE_URL: `${upstream.url}/api`,
+    API_HEALTH_PATH: "/health",
+    API_TIMEOUT_MS: "500",
+  });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await upstream?.close();
+});
+
+describe("/readyz", () => {
+  it.each([200, 401, 404])("is ready when the upstream answers its health path with %i", async (status) => {
+    upstream.handle((_req, res) => res.writeHead(status).end());
+    const response = await fetch(`${server.url}/readyz`, { headers: { "x-request-id": "ready-1" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toEqual({ status: "ok", upstream: "ok" });
+    expect(upstream.received).toMatchObject([{ method: "GET", url: "/api/health" }]);
+    expect(upstream.received[0]!.headers["x-request-id"]).toBe("ready-1");
+  });
+
+  it.each([500, 503])("is not ready when the upstream answers %i", async (status) => {
+    upstream.handle((_req, res) => res.writeHead(status).end());
+    const response = await fetch(`${server.url}/readyz`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toEqual({
+      status: "unavailable",
+      upstream: errorCatalogue.UPSTREAM_UNAVAILABLE.title,
+      code: "UPSTREAM_UNAVAILABLE",
+    });
+  });
+
+  it("is not ready when the upstream does not answer within API_TIMEOUT_MS", async () => {
+    upstream.handle((_req, res) => {
+      const timer = setTimeout(() => res.writeHead(200).end(), 5_000);
+      res.on("close", () => clearTimeout(timer));
+    });
+    const closed = upstream.nextAbort();
+    const response = await fetch(`${server.url}/readyz`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ status: "unavailable", code: "UPSTREAM_TIMEOUT" });
+    await closed;
+  });
+
+  it("answers HEAD with the status and no body", async () => {
+    upstream.handle((_req, res) => res.writeHead(503).end());
+    const response = await fetch(`${server.url}/readyz`, { method: "HEAD" });
+    expect(response.status).toBe(503);
+    expect(await response.text()).toBe("");
+  });
+
+  it("is not ready when the upstream refuses connections", async () => {
+    const refused = await startServer({ API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` });
+    try {
+      const response = await fetch(`${refused.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ status: "unavailable", code: "UPSTREAM_UNAVAILABLE" });
+    } finally {
+      await refused.stop();
+    }
+  });
+
+  it("is ready, saying so, when no upstream is configured", async () => {
+    const standalone = await startServer();
+    try {
+      const response = await fetch(`${standalone.url}/readyz`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ status: "ok", upstream: "not configured" });
+    } finally {
+      await standalone.stop();
+    }
+  });
+});

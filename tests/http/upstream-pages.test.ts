@@ -1,0 +1,141 @@
+import { execFileSync } from "node:child_process";
+import http from "node:http";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorCatalogue, type ErrorCode } from "~/errors";
+import { projectRoot, startServer, type RunningServer } from "../support/server";
+import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
+
+// The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
+// apart so the shipped app declares no calls; served by the real server, like the app itself.
+const fixtureApp = path.join(projectRoot, "tests/fixtures/upstream-app");
+const fixtureBuild = path.join(projectRoot, "node_modules/.cache/upstream-app");
+const serverEnv = { API_TIMEOUT_MS: "1000", API_MAX_RESPONSE_BYTES: "1024" };
+
+let upstream: Upstream;
+let server: RunningServer;
+
+beforeAll(async () => {
+  // Run from the fixture's folder: Remix resolves some build outputs against the working directory.
+  execFileSync(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
+    cwd: fixtureApp,
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: "pipe",
+  });
+  upstream = await startUpstream();
+  server = await startServer({ ...serverEnv, API_BASE_URL: upstream.url }, { cwd: fixtureBuild });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await upstream?.close();
+});
+
+async function expectCataloguePage(response: Response, code: ErrorCode) {
+  const { status, title, message } = errorCatalogue[code];
+  expect(response.status).toBe(status);
+  const html = await response.text();
+  expect(html).toContain('<header class="site-header">');
+  expect(html).toContain(`<h1 id="error-title">${title}</h1>`);
+  expect(html).toContain(message);
+  expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
+}
+
+describe("a loader making a call", () => {
+  it("renders the upstream's answer, having sent the path, query and request id", async () => {
+    upstream.handle((_req, res) => sendJson(res, 200, { id: "a b", name: "From upstream" }));
+    const response = await fetch(`${server.url}/things/a%20b?q=x%26y`, {
+      headers: { "x-request-id": "page-1" },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("<h1>From upstream</h1>");
+    expect(upstream.received).toHaveLength(1);
+    expect(upstream.received[0]).toMatchObject({ method: "GET", url: "/things/a%20b?q=x%26y" });
+    expect(upstream.received[0]!.headers["x-request-id"]).toBe("page-1");
+  });
+
+  it("keeps a visitor's ../ inside its path segment", async () => {
+    upstream.handle((_req, res) => sendJson(res, 200, { id: "x", name: "Encoded" }));
+    const response = await fetch(`${server.url}/things/..%2Fadmin%3Fx%23y`);
+    expect(response.status).toBe(200);
+    expect(upstream.received[0]!.url).toBe("/things/..%2Fadmin%3Fx%23y");
+  });
+
+  it.each<[string, (res: http.ServerResponse) => void, ErrorCode, number]>([
+    ["a 404 the call maps", (res) => sendJson(res, 404, {}), "NOT_FOUND", 1],
+    [
+      "a response not matching its schema",
+      (res) => sendJson(res, 200, { id: 1 }),
+      "UPSTREAM_BAD_RESPONSE",
+      1,
+    ],
+    ["a 500", (res) => sendJson(res, 500, {}), "UPSTREAM_BAD_RESPONSE", 1],
+    ["a 503, retried twice", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", 3],
+    [
+      "a response over the size cap",
+      (res) => sendJson(res, 200, { id: "1", name: "x".repeat(2_000) }),
+      "UPSTREAM_BAD_RESPONSE",
+      1,
+    ],
+    [
+      "a redirect to another origin",
+      (res) => res.writeHead(307, { location: "http://127.0.0.2/" }).end(),
+      "UPSTREAM_BAD_RESPONSE",
+      1,
+    ],
+    [
+      "a reset in the middle of the body",
+      (res) => {
+        res.writeHead(200, { "content-length": "100" }).write('{"id":');
+        setTimeout(() => res.socket?.resetAndDestroy(), 20);
+      },
+      "UPSTREAM_BAD_RESPONSE",
+      1,
+    ],
+    [
+      "no answer within API_TIMEOUT_MS",
+      (res) => {
+        const timer = setTimeout(() => sendJson(res, 200, { id: "1", name: "Late" }), 5_000);
+        res.on("close", () => clearTimeout(timer));
+      },
+      "UPSTREAM_TIMEOUT",
+      1,
+    ],
+  ])("shows the catalogued page for %s", async (_case, answer, code, attempts) => {
+    upstream.handle((_req, res) => answer(res));
+    await expectCataloguePage(await fetch(`${server.url}/things/1`), code);
+    expect(upstream.received).toHaveLength(attempts);
+    expect((await fetch(server.url)).status).toBe(200);
+  });
+
+  it("sends the catalogue code to client-side navigations too", async () => {
+    upstream.handle((_req, res) => sendJson(res, 404, {}));
+    const response = await fetch(`${server.url}/things/1.data`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain("NOT_FOUND");
+  });
+
+  it("closes the upstream request when the visitor goes away", async () => {
+    upstream.handle(() => {});
+    const upstreamClosed = upstream.nextAbort();
+    const visitor = http.get(`${server.url}/things/1`);
+    visitor.on("error", () => {});
+    await expect.poll(() => upstream.received.length).toBe(1);
+    visitor.destroy();
+    await upstreamClosed;
+    expect((await fetch(server.url)).status).toBe(200);
+  });
+
+  it("shows 503 when the upstream refuses connections", async () => {
+    const refused = await startServer(
+      { ...serverEnv, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` },
+      { cwd: fixtureBuild },
+    );
+    try {
+      await expectCataloguePage(await fetch(`${refused.url}/things/1`), "UPSTREAM_UNAVAILABLE");
+      expect((await fetch(refused.url)).status).toBe(200);
+    } finally {
+      await refused.stop();
+    }
+  });
+});
