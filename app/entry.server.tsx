@@ -36,6 +36,7 @@ export default function handleRequest(
           shellRendered = true;
           const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+          setPrivate(responseHeaders);
           resolve(
             new Response(createReadableStreamFromReadable(body), {
               headers: responseHeaders,
@@ -56,6 +57,17 @@ export default function handleRequest(
     );
     setTimeout(abort, ABORT_DELAY_MS + 1_000);
   });
+}
+
+export function handleDataRequest(response: Response) {
+  setPrivate(response.headers);
+  return response;
+}
+
+// Every page and its data depend on the visitor's cookies (theme, flash): no shared cache may keep them.
+function setPrivate(headers: Headers) {
+  const cacheControl = headers.get("Cache-Control") ?? "";
+  if (!/\bno-store\b/.test(cacheControl)) headers.set("Cache-Control", "private, no-cache");
 }
 
 export const handleError: HandleErrorFunction = (error, { request }) => {

@@ -1,8 +1,20 @@
-import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts, ScrollRestoration } from "@remix-run/react";
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  type ShouldRevalidateFunction,
+  useRouteLoaderData,
+} from "@remix-run/react";
 import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
+import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feedback";
+import { usePendingTheme } from "./components/theme-control";
 import { APP_DESCRIPTION, APP_NAME } from "./constants";
+import { getTheme, takeFlash } from "./cookies.server";
 import { useNonce } from "./nonce";
 import stylesHref from "./styles.css";
 
@@ -11,10 +23,25 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { flash, headers } = await takeFlash(request);
+  return data({ theme: await getTheme(request), flash }, { headers });
+}
+
+// A flash message lasts one page: reading it again on every client-side navigation clears it
+// from the screen too (single fetch loads it in the same request as the page's own data).
+export const shouldRevalidate: ShouldRevalidateFunction = ({
+  currentUrl,
+  nextUrl,
+  defaultShouldRevalidate,
+}) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
+
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
+  const rootData = useRouteLoaderData<typeof loader>("root");
+  const theme = usePendingTheme() ?? rootData?.theme ?? "system";
   return (
-    <html lang="en">
+    <html lang="en" data-theme={theme}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -25,6 +52,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <a className="skip-link" href="#main">
           Skip to main content
         </a>
+        <NavigationProgress />
+        <RouteAnnouncer />
         {children}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, Link, useRouteError } from "@remix-run/react";
-import { getError, getErrorForStatus, isErrorCode } from "~/errors";
+import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/errors";
 
 /**
  * The one error view: the catalogue's words for the thrown code (see createErrorResponse), else
@@ -10,12 +10,22 @@ export function GeneralErrorBoundary() {
   const error = useRouteError();
   const status = isRouteErrorResponse(error) ? error.status : 500;
   const code: unknown = isRouteErrorResponse(error) ? error.data?.code : undefined;
-  const { title, message } = isErrorCode(code) ? getError(code) : getErrorForStatus(status);
+  return <ErrorPage status={status} error={isErrorCode(code) ? getError(code) : getErrorForStatus(status)} />;
+}
+
+/** The error view for a status a route answers without throwing. */
+export function ErrorPage({
+  status,
+  error = getErrorForStatus(status),
+}: {
+  status: number;
+  error?: CatalogueError;
+}) {
   return (
     <section className="error" aria-labelledby="error-title">
       <p className="error-status">Error {status}</p>
-      <h1 id="error-title">{title}</h1>
-      <p>{message}</p>
+      <h1 id="error-title">{error.title}</h1>
+      <p>{error.message}</p>
       <p>
         <Link to="/">Go to the home page</Link>
       </p>

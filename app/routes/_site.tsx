@@ -1,5 +1,7 @@
-import { Link, Outlet, useLoaderData } from "@remix-run/react";
+import { Link, Outlet, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { ThemeControl } from "~/components/theme-control";
 import { getPublicConfig } from "~/config.server";
+import type { loader as rootLoader } from "~/root";
 
 export function loader() {
   return getPublicConfig();
@@ -8,14 +10,19 @@ export function loader() {
 /** The frame every page renders in: header, main content and footer. */
 export default function SiteLayout() {
   const { appName, version } = useLoaderData<typeof loader>();
+  const rootData = useRouteLoaderData<typeof rootLoader>("root");
   return (
     <>
       <header className="site-header">
         <Link to="/" className="site-name">
           {appName}
         </Link>
+        <ThemeControl theme={rootData?.theme ?? "system"} />
       </header>
       <main id="main" tabIndex={-1}>
+        <div className="flash" role="status">
+          {rootData?.flash ? <p>{rootData.flash}</p> : null}
+        </div>
         <Outlet />
       </main>
       <footer className="site-footer">

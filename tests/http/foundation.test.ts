@@ -22,7 +22,7 @@ describe("pages", () => {
     expect(html).toMatch(/^<!DOCTYPE html><html lang="en"/);
     expect(html).toContain('<a class="skip-link" href="#main">');
     expect(html).toMatch(/<header class="site-header">/);
-    expect(html).toMatch(/<main id="main" tabindex="-1"><h1>/);
+    expect(html).toMatch(/<main id="main" tabindex="-1"><div class="flash" role="status"><\/div><h1>/);
     expect(html).toMatch(/<footer class="site-footer"><p>Version <!-- -->\d+\.\d+\.\d+/);
     expect(html).toContain('<meta name="description"');
     expect(response.headers.get("x-powered-by")).toBeNull();

@@ -1,0 +1,42 @@
+import { useFetcher, useLocation } from "@remix-run/react";
+import type { action } from "~/routes/_site.preferences.theme";
+import { isTheme, THEME_ACTION_PATH, THEME_FETCHER_KEY, THEME_LABELS, THEMES, type Theme } from "~/theme";
+
+/** The theme being submitted, so the page can switch before the server answers. */
+export function usePendingTheme(): Theme | undefined {
+  const fetcher = useFetcher({ key: THEME_FETCHER_KEY });
+  const theme = fetcher.formData?.get("theme");
+  return isTheme(theme) ? theme : undefined;
+}
+
+/**
+ * System, Light and Dark as submit buttons of one form. Without JavaScript the post comes back
+ * as a redirect to this page; with it, a fetcher posts and the page switches at once. It is
+ * validated on the server only, so no validation code ships with every page.
+ */
+export function ThemeControl({ theme }: { theme: Theme }) {
+  const fetcher = useFetcher<typeof action>({ key: THEME_FETCHER_KEY });
+  const location = useLocation();
+  const current = usePendingTheme() ?? theme;
+  // After a rejected post the address is the action's own; coming back to it would be a GET.
+  const redirectTo = location.pathname === THEME_ACTION_PATH ? "/" : `${location.pathname}${location.search}`;
+  const error = fetcher.state === "idle" ? fetcher.data?.result.error?.theme : undefined;
+  return (
+    <fetcher.Form method="post" action={THEME_ACTION_PATH} className="theme-control">
+      <input type="hidden" name="redirectTo" value={redirectTo} />
+      <fieldset aria-describedby={error ? "theme-control-error" : undefined}>
+        <legend>Theme</legend>
+        {THEMES.map((value) => (
+          <button key={value} type="submit" name="theme" value={value} aria-pressed={current === value}>
+            {THEME_LABELS[value]}
+          </button>
+        ))}
+      </fieldset>
+      {error ? (
+        <p id="theme-control-error" className="field-error" role="alert">
+          {error.join(" ")}
+        </p>
+      ) : null}
+    </fetcher.Form>
+  );
+}

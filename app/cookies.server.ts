@@ -1,0 +1,44 @@
+import { createCookie } from "@remix-run/node";
+import { getConfig } from "./config.server";
+import { isTheme, type Theme } from "./theme";
+
+const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
+
+function createSignedCookie(name: string, maxAge?: number) {
+  const { sessionSecrets, secureCookies } = getConfig();
+  return createCookie(name, {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: secureCookies,
+    path: "/",
+    maxAge,
+    secrets: sessionSecrets ?? [],
+  });
+}
+
+/** The visitor's theme; a missing, unsigned or unknown value means "system". */
+export async function getTheme(request: Request): Promise<Theme> {
+  const value: unknown = await createSignedCookie("theme").parse(request.headers.get("Cookie"));
+  return isTheme(value) ? value : "system";
+}
+
+export function serializeTheme(theme: Theme) {
+  return createSignedCookie("theme", ONE_YEAR_SECONDS).serialize(theme);
+}
+
+/** A one-time message for the next page, in a cookie of its own that lasts for the browser session. */
+export function serializeFlash(message: string) {
+  return createSignedCookie("flash").serialize(message);
+}
+
+/**
+ * Reads the flash message, if any, with the Set-Cookie header that clears it so it is shown
+ * only once.
+ */
+export async function takeFlash(request: Request) {
+  const cookie = createSignedCookie("flash");
+  const value: unknown = await cookie.parse(request.headers.get("Cookie"));
+  if (value === null) return { flash: null, headers: new Headers() };
+  const headers = new Headers({ "Set-Cookie": await cookie.serialize("", { maxAge: 0 }) });
+  return { flash: typeof value === "string" && value ? value : null, headers };
+}

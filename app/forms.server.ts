@@ -1,0 +1,15 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { $ZodType } from "zod/v4/core";
+import { getError } from "./errors";
+
+/**
+ * Reads a form post and parses it with the form's schema. A body that cannot be read as a form
+ * is a 400, never a crash.
+ */
+export async function parseSubmission<Schema extends $ZodType>(request: Request, schema: Schema) {
+  const formData = await request.formData().catch(() => {
+    const { status, title } = getError("BAD_REQUEST");
+    throw new Response(title, { status });
+  });
+  return parseWithZod(formData, { schema });
+}

@@ -1,0 +1,70 @@
+import { useForm } from "@conform-to/react";
+import type { ActionFunctionArgs, HeadersFunction, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, useActionData } from "@remix-run/react";
+import type { z } from "zod";
+import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
+import { ErrorSummary, getFirstInvalidName, RadioGroupField } from "~/components/form-fields";
+import { APP_NAME } from "~/constants";
+import { serializeFlash, serializeTheme } from "~/cookies.server";
+import { getError } from "~/errors";
+import { parseSubmission } from "~/forms.server";
+import { getSafeRedirect } from "~/safe-redirect";
+import { THEME_ACTION_PATH, THEME_LABELS, THEMES } from "~/theme";
+import { ThemeFormSchema } from "~/theme.server";
+
+const THEME_OPTIONS = THEMES.map((value) => ({ value, label: THEME_LABELS[value] }));
+
+// The address only receives the theme form. A GET answers 405; the status is returned, not
+// thrown, because Remix also runs this loader to render a rejected post, whose 400 then wins.
+export function loader() {
+  return data(null, { status: getError("METHOD_NOT_ALLOWED").status, headers: { Allow: "POST" } });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const submission = await parseSubmission(request, ThemeFormSchema);
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: getError("VALIDATION_FAILED").status });
+  }
+  const { theme, redirectTo } = submission.value;
+  const headers = new Headers();
+  headers.append("Set-Cookie", await serializeTheme(theme));
+  headers.append("Set-Cookie", await serializeFlash(`Theme set to ${THEME_LABELS[theme]}.`));
+  return redirect(getSafeRedirect(redirectTo), { status: 303, headers });
+}
+
+export const headers: HeadersFunction = ({ loaderHeaders }) => loaderHeaders;
+
+export default function ThemePreferencePage() {
+  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm<z.input<typeof ThemeFormSchema>>({
+    id: "theme-form",
+    lastResult: actionData?.result,
+  });
+  if (!actionData) return <ErrorPage status={getError("METHOD_NOT_ALLOWED").status} />;
+
+  const redirectTo = fields.redirectTo.initialValue;
+  return (
+    <>
+      <h1>Theme</h1>
+      <ErrorSummary fields={[fields.theme]} formErrors={form.errors} />
+      <Form method="post" action={THEME_ACTION_PATH} id={form.id} className="form">
+        <input type="hidden" name="redirectTo" value={typeof redirectTo === "string" ? redirectTo : "/"} />
+        <RadioGroupField
+          meta={fields.theme}
+          label="Colour theme"
+          hint="System follows your device's setting."
+          options={THEME_OPTIONS}
+          isFirstInvalid={getFirstInvalidName([fields.theme]) === fields.theme.name}
+        />
+        <button type="submit">Save theme</button>
+      </Form>
+    </>
+  );
+}
+
+export const meta: MetaFunction = () => [{ title: `Theme · ${APP_NAME}` }];
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}

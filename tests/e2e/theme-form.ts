@@ -1,0 +1,15 @@
+import type { Page } from "@playwright/test";
+
+/**
+ * Posts the header's theme form with a value no button offers, as a native submission (no
+ * fetcher), so the browser lands on the 400 page whether or not the app's scripts run.
+ */
+export async function postTamperedTheme(page: Page, value = "purple") {
+  await page.evaluate((theme) => {
+    const form = document.querySelector<HTMLFormElement>("form.theme-control")!;
+    const input = document.createElement("input");
+    Object.assign(input, { type: "hidden", name: "theme", value: theme });
+    form.append(input);
+    form.submit();
+  }, value);
+}

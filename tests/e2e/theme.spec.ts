@@ -1,0 +1,122 @@
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { postTamperedTheme } from "./theme-form";
+
+const themeControl = (page: Page) => page.getByRole("banner").getByRole("group", { name: "Theme" });
+const root = (page: Page) => page.locator("html");
+
+/** Marks the window so a test can tell a full page load (marker gone) from a client-side update. */
+async function markWindow(page: Page) {
+  await page.evaluate(() => Object.assign(window, { untouchedSinceLoad: true }));
+}
+function isSameWindow(page: Page) {
+  return page.evaluate(() => "untouchedSinceLoad" in window);
+}
+
+test("changes the theme from the home page; it survives reloads and the flash shows once", async ({
+  page,
+  javaScriptEnabled,
+  consoleErrors,
+}) => {
+  await page.goto("/");
+  await expect(root(page)).toHaveAttribute("data-theme", "system");
+  if (javaScriptEnabled) await markWindow(page);
+
+  await themeControl(page).getByRole("button", { name: "Dark" }).click();
+
+  await expect(root(page)).toHaveAttribute("data-theme", "dark");
+  await expect(page.getByRole("status")).toHaveText("Theme set to Dark.");
+  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
+  await expect(page).toHaveURL(/\/$/);
+  // With JavaScript the page switches in place; without it, the post comes back as a new page.
+  expect(await isSameWindow(page)).toBe(javaScriptEnabled);
+
+  await page.reload();
+  await expect(root(page)).toHaveAttribute("data-theme", "dark");
+  await expect(page.getByText("Theme set to Dark.")).toHaveCount(0);
+  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
+  expect(consoleErrors).toEqual([]);
+});
+
+test("changes the theme from the 404 page and stays on it", async ({ page }) => {
+  const response = await page.goto("/no/such/page?x=1");
+  expect(response?.status()).toBe(404);
+
+  await themeControl(page).getByRole("button", { name: "Light" }).click();
+
+  await expect(root(page)).toHaveAttribute("data-theme", "light");
+  await expect(page.getByRole("status")).toHaveText("Theme set to Light.");
+  await expect(page).toHaveURL(/\/no\/such\/page\?x=1$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+
+  await page.reload();
+  await expect(root(page)).toHaveAttribute("data-theme", "light");
+  await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  await expect(page.getByText("Theme set to Light.")).toHaveCount(0);
+});
+
+test("the flash message is gone after the next navigation", async ({ page }) => {
+  await page.goto("/no/such/page");
+  await themeControl(page).getByRole("button", { name: "Dark" }).click();
+  await expect(page.getByRole("status")).toHaveText("Theme set to Dark.");
+
+  await page.getByRole("main").getByRole("link", { name: "Go to the home page" }).click();
+
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("main").getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(page.getByText("Theme set to Dark.")).toHaveCount(0);
+  await expect(root(page)).toHaveAttribute("data-theme", "dark");
+});
+
+test("a tampered theme value is refused with the form and the error", async ({ page, javaScriptEnabled }) => {
+  await page.goto("/");
+  const dark = themeControl(page).getByRole("button", { name: "Dark" });
+  await dark.evaluate((button) => button.setAttribute("value", "purple"));
+  await dark.click();
+
+  if (javaScriptEnabled) {
+    // The header's fetcher shows the server's answer beside the control, on the same page.
+    await expect(page.getByRole("banner").getByRole("alert")).toHaveText("Choose System, Light or Dark.");
+    await expect(themeControl(page)).toHaveAccessibleDescription("Choose System, Light or Dark.");
+    await expect(page).toHaveURL(/\/$/);
+  } else {
+    await expect(page).toHaveURL(/\/preferences\/theme$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Theme" })).toBeVisible();
+    const summary = page.getByRole("main").getByRole("alert");
+    await expect(summary).toContainText("Check your answers");
+    await expect(summary.getByRole("link")).toHaveText("Choose System, Light or Dark.");
+    const system = page.getByRole("main").getByRole("radio", { name: "System" });
+    await expect(system).toBeFocused();
+    await expect(system).toHaveAttribute("aria-invalid", "true");
+    await expect(system).toHaveAccessibleDescription(/Choose System, Light or Dark\./);
+  }
+  await expect(root(page)).toHaveAttribute("data-theme", "system");
+});
+
+test("the 400 page's form sets the theme and returns to the page the visitor came from", async ({ page }) => {
+  await page.goto("/somewhere");
+  await postTamperedTheme(page);
+  await expect(page).toHaveURL(/\/preferences\/theme$/);
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("Choose System, Light or Dark.");
+
+  await page.getByRole("main").getByRole("radio", { name: "Dark" }).check();
+  await page.getByRole("button", { name: "Save theme" }).click();
+
+  await expect(page).toHaveURL(/\/somewhere$/);
+  await expect(root(page)).toHaveAttribute("data-theme", "dark");
+  await expect(page.getByRole("status")).toHaveText("Theme set to Dark.");
+});
+
+test("GET /preferences/theme answers 405 inside the layout", async ({ page }) => {
+  const response = await page.goto("/preferences/theme");
+  expect(response?.status()).toBe(405);
+  expect(response?.headers()["allow"]).toBe("POST");
+  await expect(page.getByRole("heading", { level: 1, name: "Not allowed here" })).toBeVisible();
+  await expect(themeControl(page)).toBeVisible();
+});

@@ -1,0 +1,212 @@
+import { createCookie } from "@remix-run/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendRaw } from "../support/raw-http";
+import { startServer, TEST_SESSION_SECRET, type RunningServer } from "../support/server";
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+/** Posts a form exactly as Chromium does without JavaScript: urlencoded, same-origin headers. */
+function postForm(base: string, path: string, body: string) {
+  return fetch(`${base}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: base,
+      "Sec-Fetch-Site": "same-origin",
+      "Sec-Fetch-Mode": "navigate",
+    },
+    body,
+  });
+}
+
+/** The `name=value` pairs of a response's Set-Cookie headers, for sending back. */
+function getCookiePairs(response: Response) {
+  return response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!);
+}
+
+function getSetCookie(response: Response, name: string) {
+  return response.headers.getSetCookie().find((cookie) => cookie.startsWith(`${name}=`));
+}
+
+function getPage(path: string, cookie: string) {
+  return fetch(`${server.url}${path}`, { headers: { Cookie: cookie } });
+}
+
+describe("POST /preferences/theme", () => {
+  it("stores the theme, sets a flash message and answers 303 to redirectTo", async () => {
+    const response = await postForm(
+      server.url,
+      "/preferences/theme",
+      "theme=dark&redirectTo=%2Fsome%2Fpage%3Fa%3D1",
+    );
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/some/page?a=1");
+    const theme = getSetCookie(response, "theme");
+    expect(theme).toMatch(/; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(theme).not.toMatch(/Secure/);
+    expect(getSetCookie(response, "flash")).toMatch(/; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(await response.text()).toBe("");
+  });
+
+  it.each([
+    ["missing", "theme=light"],
+    ["empty", "theme=light&redirectTo="],
+    ["absolute", "theme=light&redirectTo=https%3A%2F%2Fevil.example%2F"],
+    ["protocol-relative", "theme=light&redirectTo=%2F%2Fevil.example"],
+    ["backslashed", "theme=light&redirectTo=%2F%5Cevil.example"],
+    ["duplicated", "theme=light&redirectTo=%2Fa&redirectTo=%2F%2Fevil.example"],
+  ])("redirects home when redirectTo is %s", async (_name, body) => {
+    const response = await postForm(server.url, "/preferences/theme", body);
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/");
+  });
+
+  it("shows the new theme and the flash message once on the next pages", async () => {
+    const post = await postForm(server.url, "/preferences/theme", "theme=light&redirectTo=%2F");
+    const cookies = getCookiePairs(post);
+
+    const first = await getPage("/", cookies.join("; "));
+    expect(first.status).toBe(200);
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    const firstHtml = await first.text();
+    expect(firstHtml).toContain('<html lang="en" data-theme="light">');
+    expect(firstHtml).toContain('<div class="flash" role="status"><p>Theme set to Light.</p></div>');
+    expect(firstHtml).toContain('value="light" aria-pressed="true"');
+    const cleared = getSetCookie(first, "flash");
+    expect(cleared).toMatch(/^flash=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax/);
+
+    const themeOnly = cookies.filter((cookie) => cookie.startsWith("theme="));
+    const second = await getPage("/", themeOnly.join("; "));
+    const secondHtml = await second.text();
+    expect(secondHtml).toContain('data-theme="light"');
+    expect(secondHtml).not.toContain("Theme set to");
+    expect(getSetCookie(second, "flash")).toBeUndefined();
+  });
+
+  it.each([
+    ["an unknown theme", "theme=purple&redirectTo=%2F"],
+    ["a missing theme", "redirectTo=%2F"],
+    ["an empty theme", "theme=&redirectTo=%2F"],
+    ["a duplicated theme", "theme=light&theme=dark&redirectTo=%2F"],
+  ])("answers %s with a 400 page showing the form and the error", async (_name, body) => {
+    const response = await postForm(server.url, "/preferences/theme", body);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("private, no-cache");
+    expect(response.headers.getSetCookie()).toEqual([]);
+    const html = await response.text();
+    expect(html).toContain('<header class="site-header">');
+    expect(html).toContain('<div role="alert" class="error-summary"><h2>Check your answers</h2>');
+    expect(html).toContain('<a href="#theme-form-theme">Choose System, Light or Dark.</a>');
+    expect(html).toContain(
+      '<p id="theme-form-theme-error" class="field-error">Choose System, Light or Dark.</p>',
+    );
+    expect(html).toMatch(
+      /<input id="theme-form-theme-system" type="radio" name="theme" autofocus="" aria-invalid="true" aria-describedby="theme-form-theme-description theme-form-theme-error"/,
+    );
+    expect(html).toContain('<input type="hidden" name="redirectTo" value="/"/>');
+  });
+
+  it("keeps the visitor's redirectTo in the re-rendered form", async () => {
+    const response = await postForm(
+      server.url,
+      "/preferences/theme",
+      "theme=purple&redirectTo=%2Fback%3Fq%3D1",
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('<input type="hidden" name="redirectTo" value="/back?q=1"/>');
+  });
+
+  it("answers GET with 405 and Allow: POST, as a page inside the layout", async () => {
+    const response = await fetch(`${server.url}/preferences/theme`);
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    const html = await response.text();
+    expect(html).toContain('<h1 id="error-title">Not allowed here</h1>');
+    expect(html).toContain('<form method="post" action="/preferences/theme" class="theme-control">');
+  });
+});
+
+describe("the theme cookie", () => {
+  async function getThemeAttribute(cookie: string) {
+    const html = await (await getPage("/", cookie)).text();
+    return /<html lang="en" data-theme="([^"]*)">/.exec(html)?.[1];
+  }
+
+  it("is ignored when it is not signed", async () => {
+    expect(await getThemeAttribute(`theme=${encodeURIComponent(btoa('"dark"'))}`)).toBe("system");
+  });
+
+  it("is ignored when its signature does not match", async () => {
+    const post = await postForm(server.url, "/preferences/theme", "theme=dark&redirectTo=%2F");
+    const signed = getCookiePairs(post).find((cookie) => cookie.startsWith("theme="))!;
+    expect(await getThemeAttribute(signed)).toBe("dark");
+    const [value, signature] = signed.slice("theme=".length).split(".");
+    const tampered = `theme=${encodeURIComponent(btoa('"light"'))}.${signature}`;
+    expect(value).not.toBe(tampered);
+    expect(await getThemeAttribute(tampered)).toBe("system");
+  });
+
+  it("is ignored when it is signed but holds an unknown theme", async () => {
+    const cookie = createCookie("theme", { secrets: [TEST_SESSION_SECRET] });
+    const header = (await cookie.serialize("purple")).split(";")[0]!;
+    expect(await getThemeAttribute(header)).toBe("system");
+  });
+});
+
+describe("caching", () => {
+  it("marks single-fetch data private too", async () => {
+    const response = await fetch(`${server.url}/_root.data`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("private, no-cache");
+  });
+
+  it("marks the 404 page private", async () => {
+    const response = await fetch(`${server.url}/no/such/page`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get("cache-control")).toBe("private, no-cache");
+  });
+});
+
+describe("with an https ORIGIN", () => {
+  let secure: RunningServer;
+
+  beforeAll(async () => {
+    secure = await startServer({ ORIGIN: "https://app.example" });
+  });
+
+  afterAll(async () => {
+    await secure.stop();
+  });
+
+  it("marks both cookies Secure", async () => {
+    // As it arrives through the https proxy in front: Host and Origin are the public ones.
+    const body = "theme=dark&redirectTo=%2F";
+    const { status, raw } = await sendRaw(
+      secure.port,
+      [
+        "POST /preferences/theme HTTP/1.1",
+        "Host: app.example",
+        "Origin: https://app.example",
+        "Sec-Fetch-Site: same-origin",
+        "Content-Type: application/x-www-form-urlencoded",
+        `Content-Length: ${body.length}`,
+        "Connection: close",
+        "",
+        body,
+      ].join("\r\n"),
+    );
+    expect(status).toBe(303);
+    expect(raw).toMatch(/\r\nset-cookie: theme=[^\r]*; Secure[;\r]/i);
+    expect(raw).toMatch(/\r\nset-cookie: flash=[^\r]*; Secure[;\r]/i);
+  });
+});
