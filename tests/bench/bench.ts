@@ -1,0 +1,134 @@
+/**
+ * Requests per second and latency of the home page for three servers on the same build, in
+ * alternating rounds: (a) the production server, (b) stock `remix-serve`, (c) `node:http`
+ * serving the same bytes (the ceiling), plus (b2) a second stock process, so (b2)/(b) shows the
+ * noise. Then a no-JavaScript form post round trip (POST, 303, GET) against (a) and (b).
+ *
+ *   npm run bench                   (BENCH_ROUNDS=6, BENCH_SECONDS=5, BENCH_CONNECTIONS=10)
+ */
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { median, percentile, productionServer, startService, stockServer, type Service } from "./processes";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 200);
+
+type Sample = { rps: number; p50: number; p99: number; errors: number };
+
+async function load(url: string, seconds: number): Promise<Sample> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+async function startCeiling(bytes: Buffer, contentType: string): Promise<Service> {
+  const file = path.join(os.tmpdir(), `bench-home-${process.pid}.html`);
+  writeFileSync(file, bytes);
+  const code = `
+    const body = require("node:fs").readFileSync(process.env.BODY_FILE);
+    require("node:http").createServer((req, res) => {
+      res.writeHead(200, { "content-type": process.env.CONTENT_TYPE, "content-length": body.length });
+      res.end(body);
+    }).listen(Number(process.env.PORT), "127.0.0.1");`;
+  return startService("node:http", ["--input-type=commonjs", "-e", code], {
+    BODY_FILE: file,
+    CONTENT_TYPE: contentType,
+  });
+}
+
+/** POST the theme form as a browser without JavaScript does, follow the 303, GET the page. */
+async function formRoundTrips(service: Service, count: number) {
+  const times: number[] = [];
+  let failures = 0;
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    const post = await fetch(`${service.url}/preferences/theme`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: service.url,
+        "sec-fetch-site": "same-origin",
+      },
+      body: new URLSearchParams({ theme: i % 2 ? "dark" : "light", redirectTo: "/" }),
+    });
+    await post.arrayBuffer();
+    const cookies = post.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const location = post.headers.get("location") ?? "/";
+    const page = await fetch(new URL(location, service.url), { headers: { cookie: cookies } });
+    await page.arrayBuffer();
+    if (post.status !== 303 || page.status !== 200) failures++;
+    times.push(performance.now() - start);
+  }
+  return { median: median(times), p95: percentile(times, 95), failures };
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
+
+async function main() {
+  console.log(
+    `machine: ${os.cpus()[0]?.model ?? "unknown cpu"}, ${os.cpus().length} cores, ` +
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+  );
+  console.log(`${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, GET /\n`);
+
+  const production = await productionServer();
+  const stock = await stockServer("remix-serve");
+  const stockAgain = await stockServer("remix-serve #2");
+  const home = await fetch(`${stock.url}/`);
+  const ceiling = await startCeiling(Buffer.from(await home.arrayBuffer()), home.headers.get("content-type")!);
+  const services = [production, stock, ceiling, stockAgain];
+
+  try {
+    for (const service of services) await load(`${service.url}/`, 2);
+
+    const samples = new Map<string, Sample[]>(services.map((s) => [s.name, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Rotate the order each round so no server always runs first or last.
+      const order = services.map((_, i) => services[(i + round) % services.length]!);
+      const line: string[] = [];
+      for (const service of order) {
+        const sample = await load(`${service.url}/`, SECONDS);
+        samples.get(service.name)!.push(sample);
+        line.push(`${service.name} ${sample.rps.toFixed(0)}`);
+      }
+      console.log(`round ${round}: ${line.join(", ")} req/s`);
+    }
+
+    console.log(`\n${"server".padEnd(16)}${"req/s".padStart(8)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"errors".padStart(8)}`);
+    const medians = new Map<string, number>();
+    for (const service of services) {
+      const runs = samples.get(service.name)!;
+      const rps = median(runs.map((r) => r.rps));
+      medians.set(service.name, rps);
+      const errors = runs.reduce((sum, r) => sum + r.errors, 0);
+      console.log(
+        `${service.name.padEnd(16)}${fmt(rps)}${fmt(median(runs.map((r) => r.p50)), 1)}${fmt(median(runs.map((r) => r.p99)), 1)}${fmt(errors)}`,
+      );
+    }
+    const ratio = (a: string, b: string) => (medians.get(a)! / medians.get(b)!).toFixed(2);
+    console.log(`\na/b  production / remix-serve:    ${ratio("production", "remix-serve")}`);
+    console.log(`a/c  production / node:http:      ${ratio("production", "node:http")}`);
+    console.log(`A/A  remix-serve #2 / remix-serve: ${ratio("remix-serve #2", "remix-serve")}`);
+
+    console.log(`\nform post round trip (POST, 303, GET), ${ROUND_TRIPS} sequential:`);
+    for (const service of [production, stock]) {
+      const trips = await formRoundTrips(service, ROUND_TRIPS);
+      console.log(
+        `${service.name.padEnd(16)} median ${trips.median.toFixed(1)} ms, p95 ${trips.p95.toFixed(1)} ms, failures ${trips.failures}`,
+      );
+    }
+  } finally {
+    await Promise.all(services.map((s) => s.stop()));
+  }
+}
+
+await main();

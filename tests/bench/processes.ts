@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { getFreePort } from "../support/ports";
+
+export { getFreePort };
+
+export const projectRoot = path.resolve(import.meta.dirname, "../..");
+
+export type Service = { name: string; url: string; port: number; child: ChildProcess; stop: () => Promise<void> };
+
+/**
+ * Starts a server process whose output is discarded (as a production log shipper would take it
+ * off the box) and waits until `readyPath` answers 200.
+ */
+export async function startService(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+  readyPath = "/",
+): Promise<Service> {
+  const port = await getFreePort();
+  const child = spawn(process.execPath, args, {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    const ok = await fetch(url + readyPath).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`${name} did not answer on ${url} within 15 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    name,
+    url,
+    port,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Resident set size of a process in bytes, from /proc (Linux). */
+export function readRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  if (!kb) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(kb) * 1024;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export const BENCH_SESSION_SECRET = "bench-secret-that-is-at-least-32-characters";
+
+export const productionServer = (env: Record<string, string> = {}) =>
+  startService("production", ["build/server.js"], {
+    SESSION_SECRET: BENCH_SESSION_SECRET,
+    RATE_LIMIT_PER_MINUTE: "0",
+    ...env,
+  });
+
+export const stockServer = (name = "remix-serve") =>
+  startService(name, ["node_modules/@remix-run/serve/dist/cli.js", "build/index.js"], {
+    SESSION_SECRET: BENCH_SESSION_SECRET,
+  });

@@ -1,0 +1,96 @@
+/**
+ * Memory soak: at least 50,000 mixed requests (pages, 404s, form posts, health checks and
+ * requests the client abandons mid-way) against the production server, reporting its RSS after
+ * a warm-up and at the end. Target: growth <= 10 %, no errors.
+ *
+ *   npm run bench:soak              (SOAK_REQUESTS=50000, SOAK_WARMUP=5000, SOAK_CONCURRENCY=16)
+ */
+import net from "node:net";
+import { productionServer, readRss, type Service } from "./processes";
+
+const TOTAL = Number(process.env.SOAK_REQUESTS ?? 50_000);
+const WARMUP = Number(process.env.SOAK_WARMUP ?? 5_000);
+const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 16);
+
+type Kind = "page" | "not-found" | "form-post" | "health" | "aborted";
+const MIX: Kind[] = ["page", "page", "page", "not-found", "not-found", "form-post", "form-post", "health", "aborted", "aborted"];
+
+async function send(service: Service, kind: Kind, i: number): Promise<boolean> {
+  switch (kind) {
+    case "page":
+      return expectStatus(fetch(`${service.url}/`), 200);
+    case "not-found":
+      return expectStatus(fetch(`${service.url}/soak/${i}`), 404);
+    case "health":
+      return expectStatus(fetch(`${service.url}/healthz`), 200);
+    case "form-post":
+      return expectStatus(
+        fetch(`${service.url}/preferences/theme`, {
+          method: "POST",
+          redirect: "manual",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            origin: service.url,
+            "sec-fetch-site": "same-origin",
+          },
+          body: new URLSearchParams({ theme: ["system", "light", "dark"][i % 3]!, redirectTo: "/" }),
+        }),
+        303,
+      );
+    case "aborted":
+      return abandon(service.port);
+  }
+}
+
+async function expectStatus(request: Promise<Response>, status: number) {
+  const response = await request;
+  await response.arrayBuffer();
+  return response.status === status;
+}
+
+/** Sends a request and hangs up before reading the answer. */
+function abandon(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      setTimeout(() => socket.destroy(), 1);
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => resolve(true));
+  });
+}
+
+const service = await productionServer({ LOG_LEVEL: "info" });
+let sent = 0;
+let errors = 0;
+let rssAfterWarmup = 0;
+const counts = new Map<Kind, number>();
+const started = performance.now();
+
+async function worker() {
+  while (sent < TOTAL) {
+    const i = sent++;
+    const kind = MIX[i % MIX.length]!;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    const ok = await send(service, kind, i).catch(() => false);
+    if (!ok) errors++;
+    if (i === WARMUP) rssAfterWarmup = readRss(service.child.pid!);
+  }
+}
+
+try {
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  // Let the last aborted requests and timers settle before the final reading.
+  await new Promise((r) => setTimeout(r, 1_000));
+  const rssAtEnd = readRss(service.child.pid!);
+  const seconds = (performance.now() - started) / 1000;
+  const growth = (rssAtEnd / rssAfterWarmup - 1) * 100;
+  const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  console.log(`requests: ${TOTAL} in ${seconds.toFixed(0)} s (${[...counts].map(([k, n]) => `${k} ${n}`).join(", ")})`);
+  console.log(`errors: ${errors}`);
+  console.log(`RSS after ${WARMUP} warm-up requests: ${mb(rssAfterWarmup)} MB; at the end: ${mb(rssAtEnd)} MB`);
+  console.log(`growth: ${growth.toFixed(1)} % (target <= 10 %)`);
+  process.exitCode = errors === 0 && growth <= 10 ? 0 : 1;
+} finally {
+  await service.stop();
+}

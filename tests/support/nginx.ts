@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { getFreePort } from "./ports";
+
+const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
+
+export type LoadBalancer = { url: string; stop: () => Promise<void> };
+
+/**
+ * nginx on loopback in front of the given ports, as a production load balancer would be set
+ * up: it keeps the visitor's Host header and retries idempotent requests on the next instance
+ * when one refuses the connection or is going away.
+ */
+export async function startNginx(upstreamPorts: number[]): Promise<LoadBalancer> {
+  if (!existsSync(NGINX)) {
+    throw new Error(`nginx not found at ${NGINX}: install it (apt-get install -y nginx-light) or set NGINX_PATH.`);
+  }
+  const port = await getFreePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "nginx-"));
+  // nginx's workers may run as another user than the test (root starts them as nobody).
+  chmodSync(dir, 0o777);
+  for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(path.join(dir, sub), 0o777);
+  const config = `
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client_body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream app {
+    ${upstreamPorts.map((p) => `server 127.0.0.1:${p} max_fails=0;`).join("\n    ")}
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://app;
+      proxy_set_header Host $http_host;
+      proxy_next_upstream error timeout http_502 http_503;
+      proxy_next_upstream_tries 2;
+    }
+  }
+}`;
+  const configPath = path.join(dir, "nginx.conf");
+  writeFileSync(configPath, config);
+  const child: ChildProcess = spawn(NGINX, ["-p", dir, "-c", configPath, "-e", path.join(dir, "error.log"), "-g", "daemon off;"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  while (!(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) {
+    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`nginx did not answer within 10 s: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGQUIT");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
