@@ -44,21 +44,34 @@ const EnvSchema = z.object({
   /** Deadline for one call to the API, retries included; also bounds the readiness check. */
   API_TIMEOUT_MS: milliseconds.default(5_000),
   /** Path under API_BASE_URL that /readyz asks; any answer below 500 counts as ready. */
-  API_HEALTH_PATH: z.string().regex(/^\/[^?#]*$/, "must be a path starting with /").default("/"),
+  API_HEALTH_PATH: z
+    .string()
+    .regex(/^\/[^?#]*$/, "must be a path starting with /")
+    .default("/"),
   /** Largest API response body read, in bytes; a larger one counts as a bad response. */
   API_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(1_048_576),
   /** `true` behind one reverse proxy: trust its X-Forwarded-* headers (else they are dropped). */
-  TRUST_PROXY: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+  TRUST_PROXY: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {
   const url = URL.canParse(value) ? new URL(value) : null;
-  if (url && (url.protocol === "https:" || url.protocol === "http:") && url.origin === value.replace(/\/$/, "")) {
+  if (
+    url &&
+    (url.protocol === "https:" || url.protocol === "http:") &&
+    url.origin === value.replace(/\/$/, "")
+  ) {
     return url.origin;
   }
-  ctx.addIssue({ code: "custom", message: "must be an http(s) origin such as https://example.com, with no path" });
+  ctx.addIssue({
+    code: "custom",
+    message: "must be an http(s) origin such as https://example.com, with no path",
+  });
   return z.NEVER;
 }
 

@@ -47,7 +47,8 @@ export const errorCatalogue = {
   HEADERS_TOO_LARGE: {
     status: 431,
     title: "Request headers too large",
-    message: "Your request carried more header data than this site accepts. Clearing this site's cookies may help.",
+    message:
+      "Your request carried more header data than this site accepts. Clearing this site's cookies may help.",
   },
   RATE_LIMITED: {
     status: 429,

@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
@@ -32,10 +33,15 @@ export function createApp({ build, config, state }: Options) {
   // Fingerprinted by the build, so they never change: cache for a year.
   app.use(
     "/build",
-    express.static(path.join(publicDir, "build"), { immutable: true, maxAge: "1y", index: false, redirect: false }),
+    express.static(path.join(publicDir, "build"), {
+      immutable: true,
+      maxAge: "1y",
+      index: false,
+      redirect: false,
+    }),
     plainNotFound,
   );
-  app.use(express.static(publicDir, { maxAge: "1h", index: false, redirect: false }));
+  app.use(servePublicFiles(publicDir));
 
   app.all(
     "*",
@@ -49,6 +55,25 @@ export function createApp({ build, config, state }: Options) {
   );
   app.use(lastResort);
   return app;
+}
+
+/**
+ * Other public files (favicon, robots.txt ...) with a short cache. They are listed once at
+ * start, so a page request costs a set lookup rather than a file-system call; files are deployed
+ * with the build, and a new one is served after a restart.
+ */
+function servePublicFiles(publicDir: string): RequestHandler {
+  const files = new Set(
+    readdirSync(publicDir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map(
+        (entry) =>
+          "/" + path.relative(publicDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"),
+      )
+      .filter((urlPath) => !urlPath.startsWith("/build/")),
+  );
+  const serveStatic = express.static(publicDir, { maxAge: "1h", index: false, redirect: false });
+  return (req, res, next) => (files.has(req.path) ? serveStatic(req, res, next) : next());
 }
 
 const plainNotFound: RequestHandler = (_req, res) => {

@@ -1,4 +1,8 @@
-import type { RequestHandler as ExpressHandler, Request as ExpressRequest, Response as ExpressResponse } from "express";
+import type {
+  RequestHandler as ExpressHandler,
+  Request as ExpressRequest,
+  Response as ExpressResponse,
+} from "express";
 import {
   createRequestHandler,
   writeReadableStreamToWritable,
@@ -20,7 +24,13 @@ type Options = {
  * Hands an Express request to Remix and writes Remix's answer back. The server owns this
  * conversion (rather than @remix-run/express) so the edge decides what reaches Remix.
  */
-export function createRemixHandler({ build, mode, bodyLimitBytes, getOrigin, getLoadContext }: Options): ExpressHandler {
+export function createRemixHandler({
+  build,
+  mode,
+  bodyLimitBytes,
+  getOrigin,
+  getLoadContext,
+}: Options): ExpressHandler {
   const handleRequest = createRequestHandler(build, mode);
   return async (req, res, next) => {
     try {

@@ -13,14 +13,17 @@ export const requestLog: RequestHandler = (req, res, next) => {
   req.headers["x-request-id"] = requestId;
   res.setHeader("X-Request-Id", requestId);
   res.on("close", () => {
-    logger.info({
-      requestId,
-      method: req.method,
-      path: req.originalUrl.split("?")[0],
-      status: res.statusCode,
-      durationMs: Math.round((performance.now() - start) * 10) / 10,
-      ...(res.writableFinished ? {} : { aborted: true }),
-    }, "request");
+    logger.info(
+      {
+        requestId,
+        method: req.method,
+        path: req.originalUrl.split("?")[0],
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - start) * 10) / 10,
+        ...(res.writableFinished ? {} : { aborted: true }),
+      },
+      "request",
+    );
   });
   requestContext.run({ requestId }, next);
 };

@@ -61,7 +61,10 @@ async function formRoundTrips(service: Service, count: number) {
       body: new URLSearchParams({ theme: i % 2 ? "dark" : "light", redirectTo: "/" }),
     });
     await post.arrayBuffer();
-    const cookies = post.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookies = post.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     const location = post.headers.get("location") ?? "/";
     const page = await fetch(new URL(location, service.url), { headers: { cookie: cookies } });
     await page.arrayBuffer();
@@ -76,7 +79,10 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 async function main() {
   console.log(
     `machine: ${os.cpus()[0]?.model ?? "unknown cpu"}, ${os.cpus().length} cores, ` +
-      `${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
   );
   console.log(`${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, GET /\n`);
 
@@ -84,7 +90,10 @@ async function main() {
   const stock = await stockServer("remix-serve");
   const stockAgain = await stockServer("remix-serve #2");
   const home = await fetch(`${stock.url}/`);
-  const ceiling = await startCeiling(Buffer.from(await home.arrayBuffer()), home.headers.get("content-type")!);
+  const ceiling = await startCeiling(
+    Buffer.from(await home.arrayBuffer()),
+    home.headers.get("content-type")!,
+  );
   const services = [production, stock, ceiling, stockAgain];
 
   try {
@@ -103,7 +112,9 @@ async function main() {
       console.log(`round ${round}: ${line.join(", ")} req/s`);
     }
 
-    console.log(`\n${"server".padEnd(16)}${"req/s".padStart(8)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"errors".padStart(8)}`);
+    console.log(
+      `\n${"server".padEnd(16)}${"req/s".padStart(8)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"errors".padStart(8)}`,
+    );
     const medians = new Map<string, number>();
     for (const service of services) {
       const runs = samples.get(service.name)!;

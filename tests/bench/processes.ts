@@ -7,7 +7,13 @@ export { getFreePort };
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 
-export type Service = { name: string; url: string; port: number; child: ChildProcess; stop: () => Promise<void> };
+export type Service = {
+  name: string;
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+};
 
 /**
  * Starts a server process whose output is discarded (as a production log shipper would take it

@@ -13,7 +13,18 @@ const WARMUP = Number(process.env.SOAK_WARMUP ?? 5_000);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 16);
 
 type Kind = "page" | "not-found" | "form-post" | "health" | "aborted";
-const MIX: Kind[] = ["page", "page", "page", "not-found", "not-found", "form-post", "form-post", "health", "aborted", "aborted"];
+const MIX: Kind[] = [
+  "page",
+  "page",
+  "page",
+  "not-found",
+  "not-found",
+  "form-post",
+  "form-post",
+  "health",
+  "aborted",
+  "aborted",
+];
 
 async function send(service: Service, kind: Kind, i: number): Promise<boolean> {
   switch (kind) {
@@ -86,9 +97,13 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const growth = (rssAtEnd / rssAfterWarmup - 1) * 100;
   const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-  console.log(`requests: ${TOTAL} in ${seconds.toFixed(0)} s (${[...counts].map(([k, n]) => `${k} ${n}`).join(", ")})`);
+  console.log(
+    `requests: ${TOTAL} in ${seconds.toFixed(0)} s (${[...counts].map(([k, n]) => `${k} ${n}`).join(", ")})`,
+  );
   console.log(`errors: ${errors}`);
-  console.log(`RSS after ${WARMUP} warm-up requests: ${mb(rssAfterWarmup)} MB; at the end: ${mb(rssAtEnd)} MB`);
+  console.log(
+    `RSS after ${WARMUP} warm-up requests: ${mb(rssAfterWarmup)} MB; at the end: ${mb(rssAtEnd)} MB`,
+  );
   console.log(`growth: ${growth.toFixed(1)} % (target <= 10 %)`);
   process.exitCode = errors === 0 && growth <= 10 ? 0 : 1;
 } finally {

@@ -15,13 +15,16 @@ export type LoadBalancer = { url: string; stop: () => Promise<void> };
  */
 export async function startNginx(upstreamPorts: number[]): Promise<LoadBalancer> {
   if (!existsSync(NGINX)) {
-    throw new Error(`nginx not found at ${NGINX}: install it (apt-get install -y nginx-light) or set NGINX_PATH.`);
+    throw new Error(
+      `nginx not found at ${NGINX}: install it (apt-get install -y nginx-light) or set NGINX_PATH.`,
+    );
   }
   const port = await getFreePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "nginx-"));
   // nginx's workers may run as another user than the test (root starts them as nobody).
   chmodSync(dir, 0o777);
-  for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(path.join(dir, sub), 0o777);
+  for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
+    mkdirSync(path.join(dir, sub), 0o777);
   const config = `
 worker_processes 1;
 pid ${dir}/nginx.pid;
@@ -49,14 +52,23 @@ http {
 }`;
   const configPath = path.join(dir, "nginx.conf");
   writeFileSync(configPath, config);
-  const child: ChildProcess = spawn(NGINX, ["-p", dir, "-c", configPath, "-e", path.join(dir, "error.log"), "-g", "daemon off;"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    NGINX,
+    ["-p", dir, "-c", configPath, "-e", path.join(dir, "error.log"), "-g", "daemon off;"],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
-  while (!(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${stderr}`);
     if (Date.now() > deadline) throw new Error(`nginx did not answer within 10 s: ${stderr}`);
     await new Promise((r) => setTimeout(r, 50));
