@@ -7,6 +7,7 @@ import {
   Scripts,
   ScrollRestoration,
   type ShouldRevalidateFunction,
+  useMatches,
   useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
@@ -36,9 +37,16 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({
   defaultShouldRevalidate,
 }) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
+/**
+ * A route that needs no client script exports `handle: { hydrate: false }`; its pages then ship
+ * none, and their forms post as plain HTML forms.
+ */
+export type RouteHandle = { hydrate?: boolean };
+
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const rootData = useRouteLoaderData<typeof loader>("root");
+  const hydrate = useMatches().every((match) => (match.handle as RouteHandle | undefined)?.hydrate !== false);
   const theme = usePendingTheme() ?? rootData?.theme ?? "system";
   return (
     <html lang="en" data-theme={theme}>
@@ -55,8 +63,12 @@ export function Layout({ children }: { children: ReactNode }) {
         <NavigationProgress />
         <RouteAnnouncer />
         {children}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {hydrate ? (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        ) : null}
       </body>
     </html>
   );

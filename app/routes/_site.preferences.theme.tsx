@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
 import { ErrorSummary, getFirstInvalidName, RadioGroupField } from "~/components/form-fields";
 import { APP_NAME } from "~/constants";
+import type { RouteHandle } from "~/root";
 import { serializeFlash, serializeTheme } from "~/cookies.server";
 import { getError } from "~/errors";
 import { parseSubmission } from "~/forms.server";
@@ -14,6 +15,9 @@ import { THEME_ACTION_PATH, THEME_LABELS, THEMES } from "~/theme";
 import { ThemeFormSchema } from "~/theme.server";
 
 const THEME_OPTIONS = THEMES.map((value) => ({ value, label: THEME_LABELS[value] }));
+
+// Reached only by a plain form post or by typing the address: a page that needs no script.
+export const handle: RouteHandle = { hydrate: false };
 
 // The address only receives the theme form. A GET answers 405; the status is returned, not
 // thrown, because Remix also runs this loader to render a rejected post, whose 400 then wins.

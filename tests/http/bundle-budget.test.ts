@@ -1,43 +1,65 @@
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
-import { projectRoot } from "../support/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../support/server";
 
-const HOME_PAGE_BUDGET_BYTES = 100 * 1024;
-const buildDir = path.join(projectRoot, "public/build");
+const KB = 1024;
+const BUDGET = { javascriptGzip: 100 * KB, cssGzip: 10 * KB, html: 15 * KB };
 
-type Manifest = {
-  entry: { module: string; imports?: string[] };
-  routes: Record<string, { module: string; imports?: string[] }>;
-};
+let server: RunningServer;
 
-function readManifest(): Manifest {
-  const file = readdirSync(buildDir).find((name) => /^manifest-.*\.js$/.test(name));
-  const source = readFileSync(path.join(buildDir, file!), "utf8");
-  return JSON.parse(source.replace(/^window\.__remixManifest=/, "").replace(/;\s*$/, "")) as Manifest;
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+/** What a page makes the browser load: its scripts (preloads and module imports) and stylesheets. */
+async function getPageResources(path: string) {
+  const html = await (await fetch(`${server.url}${path}`)).text();
+  const scripts = new Set([
+    ...[...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!),
+    ...[...html.matchAll(/<script[^>]* src="([^"]+)"/g)].map((m) => m[1]!),
+    ...[...html.matchAll(/import (?:\* as \w+ from )?"(\/build\/[^"]+)"/g)].map((m) => m[1]!),
+  ]);
+  const stylesheets = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
+  return { html, scripts: [...scripts], stylesheets };
 }
 
-/** Every script the home page loads: the entry, and the root, layout and index routes with their chunks. */
-function getHomePageScripts() {
-  const { entry, routes } = readManifest();
-  const parts = [entry, routes["root"]!, routes["routes/_site"]!, routes["routes/_site._index"]!];
-  return [...new Set(parts.flatMap((part) => [part.module, ...(part.imports ?? [])]))];
+async function download(url: string) {
+  const response = await fetch(`${server.url}${url}`);
+  expect(response.status, url).toBe(200);
+  return Buffer.from(await response.arrayBuffer());
 }
 
-function readBuilt(url: string) {
-  return readFileSync(path.join(projectRoot, "public", url));
+async function gzippedSize(urls: string[]) {
+  const files = await Promise.all(urls.map(download));
+  return files.reduce((sum, file) => sum + gzipSync(file).length, 0);
 }
 
-describe("the home page's JavaScript (run after npm run build)", () => {
-  it("stays within its budget, gzipped", () => {
-    const total = getHomePageScripts().reduce((sum, url) => sum + gzipSync(readBuilt(url)).length, 0);
-    expect(total).toBeLessThan(HOME_PAGE_BUDGET_BYTES);
+describe("the home page's budgets, as served by the production build", () => {
+  it(`loads at most ${BUDGET.javascriptGzip / KB} KB of JavaScript, gzipped`, async () => {
+    const { scripts } = await getPageResources("/");
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(await gzippedSize(scripts)).toBeLessThanOrEqual(BUDGET.javascriptGzip);
   });
 
-  it("carries no validation library: the theme control validates on the server", () => {
-    for (const url of getHomePageScripts()) {
-      const source = readBuilt(url).toString("utf8");
+  it(`loads at most ${BUDGET.cssGzip / KB} KB of CSS, gzipped`, async () => {
+    const { stylesheets } = await getPageResources("/");
+    expect(stylesheets.length).toBeGreaterThan(0);
+    expect(await gzippedSize(stylesheets)).toBeLessThanOrEqual(BUDGET.cssGzip);
+  });
+
+  it(`sends at most ${BUDGET.html / KB} KB of HTML`, async () => {
+    const { html } = await getPageResources("/");
+    expect(Buffer.byteLength(html)).toBeLessThanOrEqual(BUDGET.html);
+  });
+
+  it("carries no validation library: the theme control validates on the server", async () => {
+    const { scripts } = await getPageResources("/");
+    for (const url of scripts) {
+      const source = (await download(url)).toString("utf8");
       expect({ url, conform: source.includes("__intent__"), zod: source.includes("$ZodType") }).toEqual({
         url,
         conform: false,
@@ -45,11 +67,26 @@ describe("the home page's JavaScript (run after npm run build)", () => {
       });
     }
   });
+});
 
-  it("detects the validation library where a route does bring it", () => {
-    const { routes } = readManifest();
-    const theme = routes["routes/_site.preferences.theme"]!;
-    const sources = [theme.module, ...(theme.imports ?? [])].map((url) => readBuilt(url).toString("utf8"));
-    expect(sources.some((source) => source.includes("__intent__"))).toBe(true);
+describe("a route that opts out of hydration", () => {
+  it("ships no script at all, while hydrated pages do", async () => {
+    const optedOut = await getPageResources("/preferences/theme");
+    expect(optedOut.html).toContain("Not allowed here");
+    expect(optedOut.html).not.toContain("<script");
+    expect(optedOut.scripts).toEqual([]);
+    expect((await getPageResources("/")).scripts.length).toBeGreaterThan(0);
+  });
+
+  it("still renders the rejected form with its error, scriptless", async () => {
+    const response = await fetch(`${server.url}/preferences/theme`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "theme=purple&redirectTo=%2F",
+    });
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain("Choose System, Light or Dark.");
+    expect(html).not.toContain("<script");
   });
 });
