@@ -26,26 +26,37 @@ export default function handleRequest(
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
+    const respond = () => {
+      shellRendered = true;
+      const body = new PassThrough();
+      responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+      setPrivate(responseHeaders);
+      resolve(
+        new Response(createReadableStreamFromReadable(body), {
+          headers: responseHeaders,
+          status: responseStatusCode,
+        }),
+      );
+      pipe(body);
+    };
+    // Cleared as soon as everything is rendered: a pending timer would keep the whole render
+    // in memory for its full delay.
+    const abortTimer = setTimeout(() => abort(), ABORT_DELAY_MS + 1_000);
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce ?? ""}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} nonce={nonce} />
+        <RemixServer context={remixContext} url={request.url} nonce={nonce} />
       </NonceProvider>,
       {
         nonce,
-        [waitForAll ? "onAllReady" : "onShellReady"]() {
-          shellRendered = true;
-          const body = new PassThrough();
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          setPrivate(responseHeaders);
-          resolve(
-            new Response(createReadableStreamFromReadable(body), {
-              headers: responseHeaders,
-              status: responseStatusCode,
-            }),
-          );
-          pipe(body);
+        onShellReady() {
+          if (!waitForAll) respond();
+        },
+        onAllReady() {
+          clearTimeout(abortTimer);
+          if (waitForAll) respond();
         },
         onShellError(error: unknown) {
+          clearTimeout(abortTimer);
           reject(error);
         },
         onError(error: unknown) {
@@ -55,7 +66,6 @@ export default function handleRequest(
         },
       },
     );
-    setTimeout(abort, ABORT_DELAY_MS + 1_000);
   });
 }
 
