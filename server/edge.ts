@@ -43,7 +43,10 @@ function getForwardedHost(req: ExpressRequest) {
 // Exactly one (HTTP/1.0 included): the app's URLs are built from it, and two could disagree.
 const requireValidHost: RequestHandler = (req, res, next) => {
   const host = req.headers.host;
-  const hostCount = req.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "host").length;
+  let hostCount = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === "host") hostCount++;
+  }
   if (!host || !HOST.test(host) || hostCount !== 1) return sendErrorPage(res, "BAD_REQUEST");
   next();
 };
@@ -51,9 +54,9 @@ const requireValidHost: RequestHandler = (req, res, next) => {
 const isForwarded = (name: string) => /^(x-forwarded-|forwarded$)/i.test(name);
 
 const dropForwardedHeaders: RequestHandler = (req, _res, next) => {
-  for (const name of Object.keys(req.headers)) {
-    if (isForwarded(name)) delete req.headers[name];
-  }
+  const forwarded = Object.keys(req.headers).filter(isForwarded);
+  if (forwarded.length === 0) return next();
+  for (const name of forwarded) delete req.headers[name];
   // The Remix adapter copies the raw headers, so they are filtered too.
   req.rawHeaders = req.rawHeaders.filter((_, i, raw) => !isForwarded(raw[i - (i % 2)]!));
   next();

@@ -6,7 +6,7 @@
  *
  *   npm run bench                   (BENCH_ROUNDS=6, BENCH_SECONDS=5, BENCH_CONNECTIONS=10)
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -17,14 +17,23 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 200);
 
-type Sample = { rps: number; p50: number; p99: number; errors: number };
+type Sample = { rps: number; p50: number; p99: number; cpuMsPerRequest: number; errors: number };
 
-async function load(url: string, seconds: number): Promise<Sample> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+/** CPU time the process has used (user + system), in ms, from /proc: unlike req/s, steady on a shared host. */
+function cpuMs(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
+}
+const CLOCK_TICKS_PER_SECOND = 100;
+
+async function load(service: Service, seconds: number): Promise<Sample> {
+  const cpuBefore = cpuMs(service.child.pid!);
+  const result = await autocannon({ url: `${service.url}/`, connections: CONNECTIONS, duration: seconds });
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    cpuMsPerRequest: (cpuMs(service.child.pid!) - cpuBefore) / result.requests.total,
     errors: result.errors + result.timeouts + result.non2xx,
   };
 }
@@ -97,7 +106,7 @@ async function main() {
   const services = [production, stock, ceiling, stockAgain];
 
   try {
-    for (const service of services) await load(`${service.url}/`, 2);
+    for (const service of services) await load(service, 2);
 
     const samples = new Map<string, Sample[]>(services.map((s) => [s.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
@@ -105,7 +114,7 @@ async function main() {
       const order = services.map((_, i) => services[(i + round) % services.length]!);
       const line: string[] = [];
       for (const service of order) {
-        const sample = await load(`${service.url}/`, SECONDS);
+        const sample = await load(service, SECONDS);
         samples.get(service.name)!.push(sample);
         line.push(`${service.name} ${sample.rps.toFixed(0)}`);
       }
@@ -113,22 +122,30 @@ async function main() {
     }
 
     console.log(
-      `\n${"server".padEnd(16)}${"req/s".padStart(8)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"errors".padStart(8)}`,
+      `\n${"server".padEnd(16)}${"req/s".padStart(8)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"CPU ms/req".padStart(12)}${"errors".padStart(8)}`,
     );
     const medians = new Map<string, number>();
+    const cpuMedians = new Map<string, number>();
     for (const service of services) {
       const runs = samples.get(service.name)!;
       const rps = median(runs.map((r) => r.rps));
       medians.set(service.name, rps);
+      const cpu = median(runs.map((r) => r.cpuMsPerRequest));
+      cpuMedians.set(service.name, cpu);
       const errors = runs.reduce((sum, r) => sum + r.errors, 0);
       console.log(
-        `${service.name.padEnd(16)}${fmt(rps)}${fmt(median(runs.map((r) => r.p50)), 1)}${fmt(median(runs.map((r) => r.p99)), 1)}${fmt(errors)}`,
+        `${service.name.padEnd(16)}${fmt(rps)}${fmt(median(runs.map((r) => r.p50)), 1)}${fmt(median(runs.map((r) => r.p99)), 1)}${fmt(cpu, 3).padStart(12)}${fmt(errors)}`,
       );
     }
     const ratio = (a: string, b: string) => (medians.get(a)! / medians.get(b)!).toFixed(2);
     console.log(`\na/b  production / remix-serve:    ${ratio("production", "remix-serve")}`);
     console.log(`a/c  production / node:http:      ${ratio("production", "node:http")}`);
     console.log(`A/A  remix-serve #2 / remix-serve: ${ratio("remix-serve #2", "remix-serve")}`);
+    // The same comparison in server CPU per request (stock's cost over ours: above 1 is cheaper).
+    const cpuRatio = (a: string, b: string) => (cpuMedians.get(b)! / cpuMedians.get(a)!).toFixed(2);
+    console.log(`\nby CPU per request (less noisy on a shared host):`);
+    console.log(`a/b  production / remix-serve:    ${cpuRatio("production", "remix-serve")}`);
+    console.log(`A/A  remix-serve #2 / remix-serve: ${cpuRatio("remix-serve #2", "remix-serve")}`);
 
     console.log(`\nform post round trip (POST, 303, GET), ${ROUND_TRIPS} sequential:`);
     for (const service of [production, stock]) {
