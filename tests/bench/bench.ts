@@ -10,7 +10,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { median, percentile, productionServer, startService, stockServer, type Service } from "./processes";
+import {
+  median,
+  percentile,
+  postThemeForm,
+  productionServer,
+  startService,
+  stockServer,
+  type Service,
+} from "./processes";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -59,16 +67,7 @@ async function formRoundTrips(service: Service, count: number) {
   let failures = 0;
   for (let i = 0; i < count; i++) {
     const start = performance.now();
-    const post = await fetch(`${service.url}/preferences/theme`, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        origin: service.url,
-        "sec-fetch-site": "same-origin",
-      },
-      body: new URLSearchParams({ theme: i % 2 ? "dark" : "light", redirectTo: "/" }),
-    });
+    const post = await postThemeForm(service, i % 2 ? "dark" : "light");
     await post.arrayBuffer();
     const cookies = post.headers
       .getSetCookie()

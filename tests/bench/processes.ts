@@ -89,3 +89,17 @@ export const stockServer = (name = "remix-serve") =>
   startService(name, ["node_modules/@remix-run/serve/dist/cli.js", "build/index.js"], {
     SESSION_SECRET: BENCH_SESSION_SECRET,
   });
+
+/** The theme form posted as a browser without JavaScript posts it (same-origin, URL-encoded). */
+export function postThemeForm(service: Service, theme: string) {
+  return fetch(`${service.url}/preferences/theme`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: service.url,
+      "sec-fetch-site": "same-origin",
+    },
+    body: new URLSearchParams({ theme, redirectTo: "/" }),
+  });
+}

@@ -8,7 +8,7 @@
  *   npm run bench:soak              (SOAK_WARMUP=10000, then SOAK_REQUESTS=50000; SOAK_CONCURRENCY=16)
  */
 import net from "node:net";
-import { productionServer, readRss, type Service } from "./processes";
+import { postThemeForm, productionServer, readRss, type Service } from "./processes";
 
 const WARMUP = Number(process.env.SOAK_WARMUP ?? 10_000);
 const TOTAL = WARMUP + Number(process.env.SOAK_REQUESTS ?? 50_000);
@@ -38,19 +38,7 @@ async function send(service: Service, kind: Kind, i: number): Promise<boolean> {
     case "health":
       return expectStatus(fetch(`${service.url}/healthz`), 200);
     case "form-post":
-      return expectStatus(
-        fetch(`${service.url}/preferences/theme`, {
-          method: "POST",
-          redirect: "manual",
-          headers: {
-            "content-type": "application/x-www-form-urlencoded",
-            origin: service.url,
-            "sec-fetch-site": "same-origin",
-          },
-          body: new URLSearchParams({ theme: ["system", "light", "dark"][i % 3]!, redirectTo: "/" }),
-        }),
-        303,
-      );
+      return expectStatus(postThemeForm(service, ["system", "light", "dark"][i % 3]!), 303);
     case "aborted":
       return abandon(service.port);
   }
