@@ -16,6 +16,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: "http",
+          // Quiets the logger of modules imported by the tests themselves (the API client); the
+          // servers the tests start get their own environment.
+          env: { LOG_LEVEL: "silent" },
           include: ["tests/http/**/*.test.ts", "tests/security/**/*.test.ts"],
           environment: "node",
           testTimeout: 30_000,
