@@ -16,19 +16,22 @@ function createSignedCookie(name: string, maxAge?: number) {
   });
 }
 
+const themeCookie = createSignedCookie("theme", ONE_YEAR_SECONDS);
+const flashCookie = createSignedCookie("flash");
+
 /** The visitor's theme; a missing, unsigned or unknown value means "system". */
 export async function getTheme(request: Request): Promise<Theme> {
-  const value: unknown = await createSignedCookie("theme").parse(request.headers.get("Cookie"));
+  const value: unknown = await themeCookie.parse(request.headers.get("Cookie"));
   return isTheme(value) ? value : "system";
 }
 
 export function serializeTheme(theme: Theme) {
-  return createSignedCookie("theme", ONE_YEAR_SECONDS).serialize(theme);
+  return themeCookie.serialize(theme);
 }
 
 /** A one-time message for the next page, in a cookie of its own that lasts for the browser session. */
 export function serializeFlash(message: string) {
-  return createSignedCookie("flash").serialize(message);
+  return flashCookie.serialize(message);
 }
 
 /**
@@ -36,9 +39,8 @@ export function serializeFlash(message: string) {
  * only once.
  */
 export async function takeFlash(request: Request) {
-  const cookie = createSignedCookie("flash");
-  const value: unknown = await cookie.parse(request.headers.get("Cookie"));
+  const value: unknown = await flashCookie.parse(request.headers.get("Cookie"));
   if (value === null) return { flash: null, headers: new Headers() };
-  const headers = new Headers({ "Set-Cookie": await cookie.serialize("", { maxAge: 0 }) });
+  const headers = new Headers({ "Set-Cookie": await flashCookie.serialize("", { maxAge: 0 }) });
   return { flash: typeof value === "string" && value ? value : null, headers };
 }

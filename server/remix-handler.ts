@@ -46,14 +46,11 @@ export function createRemixHandler({
 }
 
 /**
- * Reads the whole body, refusing it with 413 as soon as it is known to be over the limit:
- * before reading when Content-Length says so, else at the byte that crosses it. The rest of
- * a refused body is left flowing, so the error page can be sent before the connection goes.
+ * Reads the whole body, refusing it with 413 at the byte that crosses the limit (the edge has
+ * already refused a declared Content-Length over it). The rest of a refused body is left
+ * flowing, so the error page can be sent before the connection goes.
  */
 function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  if (Number(req.headers["content-length"]) > limit) {
-    return Promise.reject(new HttpError("PAYLOAD_TOO_LARGE"));
-  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
