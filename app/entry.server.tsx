@@ -1,9 +1,10 @@
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import type { AppLoadContext, EntryContext, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { hasDeferredData } from "./deferred-data.server";
 import { logger } from "./logger.server";
 import { NonceProvider } from "./nonce";
 
@@ -20,23 +21,33 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce;
-  // Crawlers and no-JavaScript clients get the whole document at once; browsers get the shell
-  // as soon as it is ready.
-  const waitForAll = isbot(request.headers.get("user-agent") ?? "");
+  // A document with deferred data streams: the shell first, each value as it settles. Any other
+  // document, and every document for a crawler, is sent whole, in one write.
+  const sendWhole =
+    isbot(request.headers.get("user-agent") ?? "") || !hasDeferredData(remixContext.staticHandlerContext);
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
-    const respond = () => {
-      shellRendered = true;
-      const body = new PassThrough();
+    const respond = (body: BodyInit) => {
       responseHeaders.set("Content-Type", "text/html; charset=utf-8");
       setPrivate(responseHeaders);
-      resolve(
-        new Response(createReadableStreamFromReadable(body), {
-          headers: responseHeaders,
-          status: responseStatusCode,
-        }),
-      );
+      resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
+    };
+    const stream = () => {
+      const body = new PassThrough();
+      respond(createReadableStreamFromReadable(body));
+      pipe(body);
+    };
+    const sendWholeDocument = () => {
+      const chunks: Buffer[] = [];
+      const body = new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          chunks.push(chunk);
+          callback();
+        },
+      });
+      // Buffer.concat allocates a plain ArrayBuffer, never a shared one.
+      body.on("finish", () => respond(Buffer.concat(chunks) as Uint8Array<ArrayBuffer>));
       pipe(body);
     };
     // Cleared as soon as everything is rendered: a pending timer would keep the whole render
@@ -49,11 +60,12 @@ export default function handleRequest(
       {
         nonce,
         onShellReady() {
-          if (!waitForAll) respond();
+          shellRendered = true;
+          if (!sendWhole) stream();
         },
         onAllReady() {
           clearTimeout(abortTimer);
-          if (waitForAll) respond();
+          if (sendWhole) sendWholeDocument();
         },
         onShellError(error: unknown) {
           clearTimeout(abortTimer);

@@ -6,7 +6,7 @@ import { generatedSecret, getConfig } from "~/config.server";
 import { logger } from "~/logger.server";
 import { createApp } from "./app";
 import { handleClientError, refuseConnect } from "./client-error";
-import { requestContext } from "./request-context";
+import { describeInFlight } from "./request-context";
 
 const config = getConfig();
 
@@ -16,7 +16,7 @@ process.on("unhandledRejection", (reason) => crash(reason, "unhandled rejection"
 // A process that hit an error nobody handled is in an unknown state: log it and stop, and let
 // the supervisor start a fresh one.
 function crash(error: unknown, kind: string) {
-  logger.fatal({ err: error, requestId: requestContext.getStore()?.requestId }, kind);
+  logger.fatal({ err: error, ...describeInFlight() }, kind);
   process.exit(1);
 }
 

@@ -5,7 +5,6 @@ import type {
 } from "express";
 import {
   createRequestHandler,
-  writeReadableStreamToWritable,
   type AppLoadContext,
   type ServerBuild,
 } from "@remix-run/node";
@@ -102,8 +101,51 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
   if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
   if (response.body) {
-    await writeReadableStreamToWritable(response.body, res);
+    await writeBody(res, response.body);
   } else {
     res.end();
   }
+}
+
+/**
+ * Sends what the body has ready by the end of this turn of the event loop in one write, with its
+ * length when that is all of it (every document without deferred data); a body still open after
+ * that streams each chunk as it comes, flushed through compression.
+ */
+async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  let ready: Uint8Array[] = [];
+  let streaming = false;
+  const startStreaming = () => {
+    streaming = true;
+    if (ready.length > 0) writeChunk(res, Buffer.concat(ready));
+    ready = [];
+  };
+  const turnEnd = setImmediate(startStreaming);
+  const cancel = () => void reader.cancel().catch(() => {});
+  res.once("close", cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (streaming) writeChunk(res, value);
+      else ready.push(value);
+    }
+    clearImmediate(turnEnd);
+    if (streaming) return void res.end();
+    const whole = Buffer.concat(ready);
+    res.setHeader("Content-Length", whole.byteLength);
+    res.end(whole);
+  } catch (error) {
+    clearImmediate(turnEnd);
+    res.destroy(error as Error);
+    throw error;
+  } finally {
+    res.off("close", cancel);
+  }
+}
+
+function writeChunk(res: ExpressResponse, chunk: Uint8Array) {
+  res.write(chunk);
+  (res as ExpressResponse & { flush?: () => void }).flush?.();
 }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { logger } from "~/logger.server";
-import { getRequestId, requestContext } from "./request-context";
+import { getRequestId, trackInFlight } from "./request-context";
 
 /**
  * Gives every request an id (echoed as X-Request-Id and forwarded to Remix) and logs one line
@@ -12,7 +12,9 @@ export const requestLog: RequestHandler = (req, res, next) => {
   const requestId = getRequestId(req.get("x-request-id"));
   req.headers["x-request-id"] = requestId;
   res.setHeader("X-Request-Id", requestId);
+  const done = trackInFlight(requestId);
   res.on("close", () => {
+    done();
     logger.info(
       {
         requestId,
@@ -25,5 +27,5 @@ export const requestLog: RequestHandler = (req, res, next) => {
       "request",
     );
   });
-  requestContext.run({ requestId }, next);
+  next();
 };

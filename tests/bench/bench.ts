@@ -1,11 +1,19 @@
 /**
  * Requests per second and latency of the home page for three servers on the same build, in
  * alternating rounds: (a) the production server, (b) stock `remix-serve`, (c) `node:http`
- * serving the same bytes (the ceiling), plus (b2) a second stock process, so (b2)/(b) shows the
- * noise. Then a no-JavaScript form post round trip (POST, 303, GET) against (a) and (b).
+ * serving the same bytes (the ceiling), plus (b2) stock again in other processes, so (b2)/(b)
+ * shows the noise. Then a no-JavaScript form post round trip (POST, 303, GET) against (a) and (b).
  *
- *   npm run bench                   (BENCH_ROUNDS=6, BENCH_SECONDS=5, BENCH_CONNECTIONS=10)
+ * Two Node processes running the same code can differ by 10 % or more for their whole life (the
+ * JIT does not decide alike twice), so each server runs as BENCH_PROCESSES processes and the
+ * rounds take turns between them. On Linux with two or more CPUs the servers share the last CPU
+ * and the load generator keeps the others, so they do not take turns on one core (BENCH_PIN=0
+ * turns this off).
+ *
+ *   npm run bench    (BENCH_ROUNDS=12, BENCH_SECONDS=3, BENCH_CONNECTIONS=10, BENCH_PROCESSES=2,
+ *                     BENCH_WARM_UP_SECONDS=10)
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,10 +28,15 @@ import {
   type Service,
 } from "./processes";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 200);
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 10);
+
+/** One server under test, run as one or more processes. */
+type Server = { name: string; processes: Service[] };
 
 type Sample = { rps: number; p50: number; p99: number; cpuMsPerRequest: number; errors: number };
 
@@ -46,7 +59,22 @@ async function load(service: Service, seconds: number): Promise<Sample> {
   };
 }
 
-async function startCeiling(bytes: Buffer, contentType: string): Promise<Service> {
+/**
+ * Keeps the last CPU for the servers and the others for this process (the load generator).
+ * Returns the servers' CPU list, or undefined when pinning is off or impossible.
+ */
+function pinCpus(): string | undefined {
+  const count = os.cpus().length;
+  if (process.env.BENCH_PIN === "0" || process.platform !== "linux" || count < 2) return undefined;
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", `0-${count - 2}`, String(process.pid)], { stdio: "ignore" });
+    return String(count - 1);
+  } catch {
+    return undefined;
+  }
+}
+
+async function startCeiling(bytes: Buffer, contentType: string, cpus?: string): Promise<Service> {
   const file = path.join(os.tmpdir(), `bench-home-${process.pid}.html`);
   writeFileSync(file, bytes);
   const code = `
@@ -55,10 +83,12 @@ async function startCeiling(bytes: Buffer, contentType: string): Promise<Service
       res.writeHead(200, { "content-type": process.env.CONTENT_TYPE, "content-length": body.length });
       res.end(body);
     }).listen(Number(process.env.PORT), "127.0.0.1");`;
-  return startService("node:http", ["--input-type=commonjs", "-e", code], {
-    BODY_FILE: file,
-    CONTENT_TYPE: contentType,
-  });
+  return startService(
+    "node:http",
+    ["--input-type=commonjs", "-e", code],
+    { BODY_FILE: file, CONTENT_TYPE: contentType },
+    { cpus },
+  );
 }
 
 /** POST the theme form as a browser without JavaScript does, follow the 303, GET the page. */
@@ -85,6 +115,7 @@ async function formRoundTrips(service: Service, count: number) {
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 
 async function main() {
+  const cpus = pinCpus();
   console.log(
     `machine: ${os.cpus()[0]?.model ?? "unknown cpu"}, ${os.cpus().length} cores, ` +
       `${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os
@@ -92,30 +123,50 @@ async function main() {
         .map((l) => l.toFixed(2))
         .join(" ")}`,
   );
-  console.log(`${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, GET /\n`);
-
-  const production = await productionServer();
-  const stock = await stockServer("remix-serve");
-  const stockAgain = await stockServer("remix-serve #2");
-  const home = await fetch(`${stock.url}/`);
-  const ceiling = await startCeiling(
-    Buffer.from(await home.arrayBuffer()),
-    home.headers.get("content-type")!,
+  console.log(
+    `${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, GET /; ${PROCESSES} processes per server, ` +
+      `${WARM_UP_SECONDS} s warm-up each; ` +
+      (cpus ? `servers on CPU ${cpus}, load generator on the others\n` : "not pinned to CPUs\n"),
   );
-  const services = [production, stock, ceiling, stockAgain];
 
+  const production: Server = { name: "production", processes: [] };
+  const stock: Server = { name: "remix-serve", processes: [] };
+  const stockAgain: Server = { name: "remix-serve #2", processes: [] };
+  const all: Service[] = [];
   try {
-    for (const service of services) await load(service, 2);
+    // Interleaved, so no server gets all the early (or late) starters.
+    for (let i = 0; i < PROCESSES; i++) {
+      for (const [server, start] of [
+        [production, () => productionServer({}, { cpus })],
+        [stock, () => stockServer(stock.name, { cpus })],
+        [stockAgain, () => stockServer(stockAgain.name, { cpus })],
+      ] as const) {
+        const service = await start();
+        all.push(service);
+        server.processes.push(service);
+      }
+    }
+    const home = await fetch(`${stock.processes[0]!.url}/`);
+    const ceilingService = await startCeiling(
+      Buffer.from(await home.arrayBuffer()),
+      home.headers.get("content-type")!,
+      cpus,
+    );
+    all.push(ceilingService);
+    const ceiling: Server = { name: "node:http", processes: [ceilingService] };
+    const servers = [production, stock, ceiling, stockAgain];
 
-    const samples = new Map<string, Sample[]>(services.map((s) => [s.name, []]));
+    for (const service of all) await load(service, WARM_UP_SECONDS);
+
+    const samples = new Map<string, Sample[]>(servers.map((s) => [s.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       // Rotate the order each round so no server always runs first or last.
-      const order = services.map((_, i) => services[(i + round) % services.length]!);
+      const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
       const line: string[] = [];
-      for (const service of order) {
-        const sample = await load(service, SECONDS);
-        samples.get(service.name)!.push(sample);
-        line.push(`${service.name} ${sample.rps.toFixed(0)}`);
+      for (const server of order) {
+        const sample = await load(server.processes[round % server.processes.length]!, SECONDS);
+        samples.get(server.name)!.push(sample);
+        line.push(`${server.name} ${sample.rps.toFixed(0)}`);
       }
       console.log(`round ${round}: ${line.join(", ")} req/s`);
     }
@@ -125,15 +176,15 @@ async function main() {
     );
     const medians = new Map<string, number>();
     const cpuMedians = new Map<string, number>();
-    for (const service of services) {
-      const runs = samples.get(service.name)!;
+    for (const server of servers) {
+      const runs = samples.get(server.name)!;
       const rps = median(runs.map((r) => r.rps));
-      medians.set(service.name, rps);
+      medians.set(server.name, rps);
       const cpu = median(runs.map((r) => r.cpuMsPerRequest));
-      cpuMedians.set(service.name, cpu);
+      cpuMedians.set(server.name, cpu);
       const errors = runs.reduce((sum, r) => sum + r.errors, 0);
       console.log(
-        `${service.name.padEnd(16)}${fmt(rps)}${fmt(median(runs.map((r) => r.p50)), 1)}${fmt(median(runs.map((r) => r.p99)), 1)}${fmt(cpu, 3).padStart(12)}${fmt(errors)}`,
+        `${server.name.padEnd(16)}${fmt(rps)}${fmt(median(runs.map((r) => r.p50)), 1)}${fmt(median(runs.map((r) => r.p99)), 1)}${fmt(cpu, 3).padStart(12)}${fmt(errors)}`,
       );
     }
     const ratio = (a: string, b: string) => (medians.get(a)! / medians.get(b)!).toFixed(2);
@@ -147,14 +198,14 @@ async function main() {
     console.log(`A/A  remix-serve #2 / remix-serve: ${cpuRatio("remix-serve #2", "remix-serve")}`);
 
     console.log(`\nform post round trip (POST, 303, GET), ${ROUND_TRIPS} sequential:`);
-    for (const service of [production, stock]) {
-      const trips = await formRoundTrips(service, ROUND_TRIPS);
+    for (const server of [production, stock]) {
+      const trips = await formRoundTrips(server.processes[0]!, ROUND_TRIPS);
       console.log(
-        `${service.name.padEnd(16)} median ${trips.median.toFixed(1)} ms, p95 ${trips.p95.toFixed(1)} ms, failures ${trips.failures}`,
+        `${server.name.padEnd(16)} median ${trips.median.toFixed(1)} ms, p95 ${trips.p95.toFixed(1)} ms, failures ${trips.failures}`,
       );
     }
   } finally {
-    await Promise.all(services.map((s) => s.stop()));
+    await Promise.all(all.map((s) => s.stop()));
   }
 }
 

@@ -28,6 +28,21 @@ describe("pages", () => {
     expect(response.headers.get("x-powered-by")).toBeNull();
   });
 
+  it("sends a page without deferred data whole, with its length, in one write", async () => {
+    const raw = await new Promise<Buffer[]>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = net.connect(server.port, "127.0.0.1", () =>
+        socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`),
+      );
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => resolve(chunks)).on("error", reject);
+    });
+    const [head, body] = Buffer.concat(raw).toString("utf8").split("\r\n\r\n", 2) as [string, string];
+    expect(head).toMatch(new RegExp(`\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`, "i"));
+    expect(head).not.toMatch(/transfer-encoding/i);
+    expect(body).toContain("</html>");
+    expect(body).toMatch(/streamController\.close\(\);<\/script>(<!--\/\$-->)+$/);
+  });
+
   it("answers 404 for unknown paths, inside the layout, with a link home", async () => {
     const response = await fetch(`${server.url}/no/such/page`);
     expect(response.status).toBe(404);

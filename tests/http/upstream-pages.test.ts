@@ -139,3 +139,63 @@ describe("a loader making a call", () => {
     }
   });
 });
+
+describe("a page with deferred data", () => {
+  it("streams its shell before the upstream answers and the data when it does", async () => {
+    let answer = () => {};
+    upstream.handle((_req, res) => {
+      answer = () => sendJson(res, 200, { id: "1", name: "Arrived later" });
+    });
+    const page = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${server.url}/later/1`, resolve).on("error", reject),
+    );
+    let body = "";
+    page.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+    const ended = new Promise((resolve) => page.on("end", resolve));
+
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-length"]).toBeUndefined();
+    await expect.poll(() => body).toContain("Waiting for the thing");
+    expect(body).not.toContain("Arrived later");
+    expect(upstream.received).toHaveLength(1);
+
+    answer();
+    await ended;
+    expect(body).toContain("<h1>Arrived later</h1>");
+    expect(body).toContain("</html>");
+  });
+
+  it("is sent whole to a crawler, which should see the finished page", async () => {
+    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, { id: "1", name: "Finished" }), 100));
+    const response = await fetch(`${server.url}/later/1`, {
+      headers: {
+        "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "accept-encoding": "identity",
+      },
+    });
+    const html = await response.text();
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(html)));
+    expect(html).toContain("<h1>Finished</h1>");
+  });
+});
+
+describe("a crash", () => {
+  it("is logged with the request it happened in, and the process exits 1", async () => {
+    const crashing = await startServer(serverEnv, { cwd: fixtureBuild });
+    const visitor = fetch(`${crashing.url}/crash`, { headers: { "x-request-id": "crash-1" } }).catch(
+      (error: unknown) => error,
+    );
+    expect(await crashing.exited).toBe(1);
+    expect(await visitor).toBeInstanceOf(Error);
+    const fatal = crashing
+      .output()
+      .split("\n")
+      .find((line) => line.includes('"level":60'));
+    expect(fatal).toBeDefined();
+    expect(JSON.parse(fatal!)).toMatchObject({
+      msg: "uncaught exception",
+      requestId: "crash-1",
+      err: { message: "fixture crash" },
+    });
+  });
+});

@@ -12,6 +12,8 @@ export type RunningServer = {
   child: ChildProcess;
   /** Everything the process has written to stdout and stderr so far. */
   output: () => string;
+  /** Resolves with the exit code when the process exits by itself or is stopped. */
+  exited: Promise<number | null>;
   /** Sends a signal and resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
@@ -64,6 +66,7 @@ export async function startServer(
     port,
     child,
     output: () => output,
+    exited,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
