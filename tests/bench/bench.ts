@@ -4,16 +4,13 @@
  * serving the same bytes (the ceiling), plus (b2) stock again in other processes, so (b2)/(b)
  * shows the noise. Then a no-JavaScript form post round trip (POST, 303, GET) against (a) and (b).
  *
- * Two Node processes running the same code can differ by 10 % or more for their whole life (the
- * JIT does not decide alike twice), so each server runs as BENCH_PROCESSES processes and the
- * rounds take turns between them. On Linux with two or more CPUs the servers share the last CPU
- * and the load generator keeps the others, so they do not take turns on one core (BENCH_PIN=0
- * turns this off).
+ * Two Node processes running the same code can differ by 10-30 % for their whole life on a shared
+ * host, so each server runs as BENCH_PROCESSES processes and the rounds take turns between them;
+ * many short rounds average out the host's swings over time.
  *
- *   npm run bench    (BENCH_ROUNDS=12, BENCH_SECONDS=3, BENCH_CONNECTIONS=10, BENCH_PROCESSES=2,
- *                     BENCH_WARM_UP_SECONDS=10)
+ *   npm run bench    (BENCH_ROUNDS=12, BENCH_SECONDS=3, BENCH_CONNECTIONS=10, BENCH_PROCESSES=3,
+ *                     BENCH_WARM_UP_SECONDS=8)
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,8 +29,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 200);
-const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2);
-const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 10);
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 3);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 8);
 
 /** One server under test, run as one or more processes. */
 type Server = { name: string; processes: Service[] };
@@ -59,22 +56,7 @@ async function load(service: Service, seconds: number): Promise<Sample> {
   };
 }
 
-/**
- * Keeps the last CPU for the servers and the others for this process (the load generator).
- * Returns the servers' CPU list, or undefined when pinning is off or impossible.
- */
-function pinCpus(): string | undefined {
-  const count = os.cpus().length;
-  if (process.env.BENCH_PIN === "0" || process.platform !== "linux" || count < 2) return undefined;
-  try {
-    execFileSync("taskset", ["-a", "-p", "-c", `0-${count - 2}`, String(process.pid)], { stdio: "ignore" });
-    return String(count - 1);
-  } catch {
-    return undefined;
-  }
-}
-
-async function startCeiling(bytes: Buffer, contentType: string, cpus?: string): Promise<Service> {
+async function startCeiling(bytes: Buffer, contentType: string): Promise<Service> {
   const file = path.join(os.tmpdir(), `bench-home-${process.pid}.html`);
   writeFileSync(file, bytes);
   const code = `
@@ -83,12 +65,10 @@ async function startCeiling(bytes: Buffer, contentType: string, cpus?: string): 
       res.writeHead(200, { "content-type": process.env.CONTENT_TYPE, "content-length": body.length });
       res.end(body);
     }).listen(Number(process.env.PORT), "127.0.0.1");`;
-  return startService(
-    "node:http",
-    ["--input-type=commonjs", "-e", code],
-    { BODY_FILE: file, CONTENT_TYPE: contentType },
-    { cpus },
-  );
+  return startService("node:http", ["--input-type=commonjs", "-e", code], {
+    BODY_FILE: file,
+    CONTENT_TYPE: contentType,
+  });
 }
 
 /** POST the theme form as a browser without JavaScript does, follow the 303, GET the page. */
@@ -115,7 +95,6 @@ async function formRoundTrips(service: Service, count: number) {
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 
 async function main() {
-  const cpus = pinCpus();
   console.log(
     `machine: ${os.cpus()[0]?.model ?? "unknown cpu"}, ${os.cpus().length} cores, ` +
       `${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os
@@ -125,8 +104,7 @@ async function main() {
   );
   console.log(
     `${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, GET /; ${PROCESSES} processes per server, ` +
-      `${WARM_UP_SECONDS} s warm-up each; ` +
-      (cpus ? `servers on CPU ${cpus}, load generator on the others\n` : "not pinned to CPUs\n"),
+      `${WARM_UP_SECONDS} s warm-up each\n`,
   );
 
   const production: Server = { name: "production", processes: [] };
@@ -137,9 +115,9 @@ async function main() {
     // Interleaved, so no server gets all the early (or late) starters.
     for (let i = 0; i < PROCESSES; i++) {
       for (const [server, start] of [
-        [production, () => productionServer({}, { cpus })],
-        [stock, () => stockServer(stock.name, { cpus })],
-        [stockAgain, () => stockServer(stockAgain.name, { cpus })],
+        [production, () => productionServer()],
+        [stock, () => stockServer(stock.name)],
+        [stockAgain, () => stockServer(stockAgain.name)],
       ] as const) {
         const service = await start();
         all.push(service);
@@ -150,7 +128,6 @@ async function main() {
     const ceilingService = await startCeiling(
       Buffer.from(await home.arrayBuffer()),
       home.headers.get("content-type")!,
-      cpus,
     );
     all.push(ceilingService);
     const ceiling: Server = { name: "node:http", processes: [ceilingService] };
@@ -191,11 +168,20 @@ async function main() {
     console.log(`\na/b  production / remix-serve:    ${ratio("production", "remix-serve")}`);
     console.log(`a/c  production / node:http:      ${ratio("production", "node:http")}`);
     console.log(`A/A  remix-serve #2 / remix-serve: ${ratio("remix-serve #2", "remix-serve")}`);
+    // Both stock groups are stock: against all their samples, a/b rests on twice the processes.
+    const allStock = [...samples.get("remix-serve")!, ...samples.get("remix-serve #2")!];
+    const pooled = (pick: (s: Sample) => number) => median(allStock.map(pick));
+    console.log(
+      `a/b  production / every stock process (b and b2): ${(medians.get("production")! / pooled((s) => s.rps)).toFixed(2)}`,
+    );
     // The same comparison in server CPU per request (stock's cost over ours: above 1 is cheaper).
     const cpuRatio = (a: string, b: string) => (cpuMedians.get(b)! / cpuMedians.get(a)!).toFixed(2);
     console.log(`\nby CPU per request (less noisy on a shared host):`);
     console.log(`a/b  production / remix-serve:    ${cpuRatio("production", "remix-serve")}`);
     console.log(`A/A  remix-serve #2 / remix-serve: ${cpuRatio("remix-serve #2", "remix-serve")}`);
+    console.log(
+      `a/b  production / every stock process (b and b2): ${(pooled((s) => s.cpuMsPerRequest) / cpuMedians.get("production")!).toFixed(2)}`,
+    );
 
     console.log(`\nform post round trip (POST, 303, GET), ${ROUND_TRIPS} sequential:`);
     for (const server of [production, stock]) {

@@ -15,13 +15,6 @@ export type Service = {
   stop: () => Promise<void>;
 };
 
-export type ServiceOptions = {
-  /** Path that must answer 200 before the service counts as started. */
-  readyPath?: string;
-  /** CPUs the process may run on (a `taskset -c` list), when `taskset` is available. */
-  cpus?: string;
-};
-
 /**
  * Starts a server process whose output is discarded (as a production log shipper would take it
  * off the box) and waits until `readyPath` answers 200.
@@ -30,11 +23,10 @@ export async function startService(
   name: string,
   args: string[],
   env: Record<string, string> = {},
-  { readyPath = "/", cpus }: ServiceOptions = {},
+  readyPath = "/",
 ): Promise<Service> {
   const port = await getFreePort();
-  const command = cpus ? ["taskset", "-c", cpus, process.execPath, ...args] : [process.execPath, ...args];
-  const child = spawn(command[0]!, command.slice(1), {
+  const child = spawn(process.execPath, args, {
     cwd: projectRoot,
     env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
@@ -86,21 +78,17 @@ export function percentile(values: number[], p: number): number {
 
 export const BENCH_SESSION_SECRET = "bench-secret-that-is-at-least-32-characters";
 
-export const productionServer = (env: Record<string, string> = {}, options?: ServiceOptions) =>
-  startService(
-    "production",
-    ["build/server.js"],
-    { SESSION_SECRET: BENCH_SESSION_SECRET, RATE_LIMIT_PER_MINUTE: "0", ...env },
-    options,
-  );
+export const productionServer = (env: Record<string, string> = {}) =>
+  startService("production", ["build/server.js"], {
+    SESSION_SECRET: BENCH_SESSION_SECRET,
+    RATE_LIMIT_PER_MINUTE: "0",
+    ...env,
+  });
 
-export const stockServer = (name = "remix-serve", options?: ServiceOptions) =>
-  startService(
-    name,
-    ["node_modules/@remix-run/serve/dist/cli.js", "build/index.js"],
-    { SESSION_SECRET: BENCH_SESSION_SECRET },
-    options,
-  );
+export const stockServer = (name = "remix-serve") =>
+  startService(name, ["node_modules/@remix-run/serve/dist/cli.js", "build/index.js"], {
+    SESSION_SECRET: BENCH_SESSION_SECRET,
+  });
 
 /** The theme form posted as a browser without JavaScript posts it (same-origin, URL-encoded). */
 export function postThemeForm(service: Service, theme: string) {

@@ -21,4 +21,3 @@ export const test = base.extend<Fixtures>({
 });
 
 export { expect };
-

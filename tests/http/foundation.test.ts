@@ -34,7 +34,10 @@ describe("pages", () => {
       const socket = net.connect(server.port, "127.0.0.1", () =>
         socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`),
       );
-      socket.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => resolve(chunks)).on("error", reject);
+      socket
+        .on("data", (chunk: Buffer) => chunks.push(chunk))
+        .on("end", () => resolve(chunks))
+        .on("error", reject);
     });
     const [head, body] = Buffer.concat(raw).toString("utf8").split("\r\n\r\n", 2) as [string, string];
     expect(head).toMatch(new RegExp(`\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`, "i"));
@@ -72,7 +75,9 @@ describe("pages", () => {
       const request = http.request(`${server.url}/`, { method: "HEAD" }, (response) => {
         let bodyLength = 0;
         response.on("data", (chunk: Buffer) => (bodyLength += chunk.length));
-        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, bodyLength }));
+        response.on("end", () =>
+          resolve({ status: response.statusCode!, headers: response.headers, bodyLength }),
+        );
       });
       request.on("error", reject);
       request.end();
@@ -90,7 +95,11 @@ describe("/healthz", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     const body = await response.json();
-    expect(body).toEqual({ status: "ok", version: expect.stringMatching(/^\d+\.\d+\.\d+/), uptime: expect.any(Number) });
+    expect(body).toEqual({
+      status: "ok",
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      uptime: expect.any(Number),
+    });
   });
 
   it("supports HEAD", async () => {
@@ -130,7 +139,10 @@ describe("logs", () => {
       headers: { cookie: "session=cookie-secret", authorization: "Bearer auth-secret" },
     });
     await expect.poll(() => server.output()).toContain('"path":"/log-check"');
-    const line = server.output().split("\n").find((l) => l.includes('"path":"/log-check"'))!;
+    const line = server
+      .output()
+      .split("\n")
+      .find((l) => l.includes('"path":"/log-check"'))!;
     expect(JSON.parse(line)).toMatchObject({ method: "GET", status: 404, durationMs: expect.any(Number) });
     expect(server.output()).not.toMatch(/cookie-secret|auth-secret|query-secret/);
   });
