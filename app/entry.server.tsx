@@ -1,4 +1,5 @@
-import { PassThrough, Writable } from "node:stream";
+import { PassThrough } from "node:stream";
+import { buffer } from "node:stream/consumers";
 import type { AppLoadContext, EntryContext, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
@@ -39,15 +40,9 @@ export default function handleRequest(
       pipe(body);
     };
     const sendWholeDocument = () => {
-      const chunks: Buffer[] = [];
-      const body = new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          chunks.push(chunk);
-          callback();
-        },
-      });
-      // Buffer.concat allocates a plain ArrayBuffer, never a shared one.
-      body.on("finish", () => respond(Buffer.concat(chunks) as Uint8Array<ArrayBuffer>));
+      const body = new PassThrough();
+      // A Buffer read from a stream sits on a plain ArrayBuffer, never a shared one.
+      buffer(body).then((whole) => respond(whole as Uint8Array<ArrayBuffer>), reject);
       pipe(body);
     };
     // Cleared as soon as everything is rendered: a pending timer would keep the whole render

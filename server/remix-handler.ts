@@ -114,7 +114,7 @@ async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>)
   let streaming = false;
   const startStreaming = () => {
     streaming = true;
-    if (ready.length > 0) writeChunk(res, Buffer.concat(ready));
+    if (ready.length > 0) writeChunk(res, join(ready));
     ready = [];
   };
   const turnEnd = setImmediate(startStreaming);
@@ -129,7 +129,7 @@ async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>)
     }
     clearImmediate(turnEnd);
     if (streaming) return void res.end();
-    const whole = Buffer.concat(ready);
+    const whole = join(ready);
     res.setHeader("Content-Length", whole.byteLength);
     res.end(whole);
   } catch (error) {
@@ -140,6 +140,9 @@ async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>)
     res.off("close", cancel);
   }
 }
+
+// A whole document arrives as one chunk: send it as it is rather than copy it.
+const join = (chunks: Uint8Array[]) => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
 
 function writeChunk(res: ExpressResponse, chunk: Uint8Array) {
   res.write(chunk);
