@@ -5,9 +5,9 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
-import { hasDeferredData } from "./deferred-data.server";
-import { logger } from "./logger.server";
-import { NonceProvider } from "./nonce";
+import { hasDeferredData } from "./lib/deferred-data.server";
+import { logger } from "./lib/logger.server";
+import { NonceProvider } from "./lib/nonce";
 
 const ABORT_DELAY_MS = 5_000;
 

@@ -8,16 +8,17 @@ import {
   Scripts,
   ScrollRestoration,
   type ShouldRevalidateFunction,
-  useMatches,
   useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
 import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feedback";
-import { usePendingTheme } from "./components/theme-control";
-import { APP_DESCRIPTION, APP_NAME } from "./constants";
-import { getTheme, takeFlash } from "./cookies.server";
-import { useNonce } from "./nonce";
+import { APP_DESCRIPTION, APP_NAME } from "./lib/constants";
+import { takeFlash } from "./lib/flash.server";
+import { useNonce } from "./lib/nonce";
+import { useShouldHydrate } from "./lib/route-handle";
+import { usePendingTheme } from "./routes/_site.preferences.theme/theme-control";
+import { getTheme } from "./routes/_site.preferences.theme/theme.server";
 import stylesHref from "./styles.css";
 
 export const links: LinksFunction = () => [
@@ -38,16 +39,10 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({
   defaultShouldRevalidate,
 }) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
-/**
- * A route that needs no client script exports `handle: { hydrate: false }`; its pages then ship
- * none, and their forms post as plain HTML forms.
- */
-export type RouteHandle = { hydrate?: boolean };
-
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const rootData = useRouteLoaderData<typeof loader>("root");
-  const hydrate = useMatches().every((match) => (match.handle as RouteHandle | undefined)?.hydrate !== false);
+  const hydrate = useShouldHydrate();
   const theme = usePendingTheme() ?? rootData?.theme ?? "system";
   return (
     <html lang="en" data-theme={theme}>

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { getError, type ErrorCode } from "~/errors";
+import { getError, type ErrorCode } from "~/lib/errors";
 import { ALLOWED_METHODS } from "./edge";
 import { renderErrorPage } from "./error-page";
 

@@ -1,6 +1,6 @@
 import type { Request as ExpressRequest, RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
-import type { Config } from "~/config.server";
+import type { Config } from "~/lib/config.server";
 import { hasBody, sendErrorPage } from "./error-page";
 
 export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];

@@ -1,6 +1,6 @@
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
-import { APP_NAME } from "~/constants";
-import { getError, type ErrorCode } from "~/errors";
+import { APP_NAME } from "~/lib/constants";
+import { getError, type ErrorCode } from "~/lib/errors";
 
 /**
  * A complete HTML document for a refusal the server makes itself, before Remix runs: the

@@ -1,4 +1,4 @@
-import { getError, type ErrorCode } from "~/errors";
+import { getError, type ErrorCode } from "~/lib/errors";
 
 /** A refusal decided by the server before Remix runs, answered with the catalogue's entry. */
 export class HttpError extends Error {

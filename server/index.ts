@@ -1,4 +1,4 @@
-import { ConfigError, getConfig } from "~/config.server";
+import { ConfigError, getConfig } from "~/lib/config.server";
 
 // Validate the environment before anything else loads, so a bad value stops the process with
 // one line instead of a stack trace.

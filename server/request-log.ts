@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { logger } from "~/logger.server";
+import { logger } from "~/lib/logger.server";
 import { getRequestId, trackInFlight } from "./request-context";
 
 /**

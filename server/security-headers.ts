@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Response as ExpressResponse, RequestHandler } from "express";
 import helmet from "helmet";
-import type { Config } from "~/config.server";
+import type { Config } from "~/lib/config.server";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types res.locals through this namespace

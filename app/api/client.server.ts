@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
-import { getConfig, type Config } from "~/config.server";
-import { createErrorResponse, getError, type ErrorCode } from "~/errors";
-import { logger } from "~/logger.server";
+import { getConfig, type Config } from "~/lib/config.server";
+import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
+import { logger } from "~/lib/logger.server";
 import { buildCallUrl, type Call, type CallInput, type CallResult, type QueryValue } from "./define-call";
 
 type ApiSettings = Pick<

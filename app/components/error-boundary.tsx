@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, Link, useRouteError } from "@remix-run/react";
-import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/errors";
+import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/lib/errors";
 
 /**
  * The one error view: the catalogue's words for the thrown code (see createErrorResponse), else

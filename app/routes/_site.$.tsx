@@ -1,12 +1,11 @@
 import type { MetaFunction } from "@remix-run/node";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { APP_DESCRIPTION, APP_NAME } from "~/constants";
-import { getError } from "~/errors";
+import { APP_DESCRIPTION, APP_NAME } from "~/lib/constants";
+import { createErrorResponse, getError } from "~/lib/errors";
 
 // Every address no other route claims lands here and answers 404 inside the site layout.
 export function loader() {
-  const { status, title } = getError("NOT_FOUND");
-  throw new Response(title, { status });
+  throw createErrorResponse("NOT_FOUND");
 }
 
 export default function NotFoundPage() {

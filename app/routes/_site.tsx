@@ -1,6 +1,6 @@
 import { Link, Outlet, useLoaderData, useRouteLoaderData } from "@remix-run/react";
-import { ThemeControl } from "~/components/theme-control";
-import { getPublicConfig } from "~/config.server";
+import { ThemeControl } from "~/routes/_site.preferences.theme/theme-control";
+import { getPublicConfig } from "~/lib/config.server";
 import type { loader as rootLoader } from "~/root";
 
 export function loader() {

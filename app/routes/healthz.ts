@@ -1,4 +1,4 @@
-import { getPublicConfig } from "~/config.server";
+import { getPublicConfig } from "~/lib/config.server";
 
 /** Liveness: the process is up and serving. */
 export function loader() {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { checkUpstream } from "~/api/client.server";
-import { getConfig } from "~/config.server";
-import { getError } from "~/errors";
+import { getConfig } from "~/lib/config.server";
+import { getError } from "~/lib/errors";
 
 /** Readiness: whether the API this app calls answers, so a balancer can hold traffic until it does. */
 export async function loader({ request }: LoaderFunctionArgs) {

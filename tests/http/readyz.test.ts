@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue } from "~/errors";
+import { errorCatalogue } from "~/lib/errors";
 import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, startUpstream, type Upstream } from "../support/upstream";
 

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue, type ErrorCode } from "~/errors";
+import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { projectRoot, startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 

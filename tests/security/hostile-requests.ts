@@ -1,4 +1,4 @@
-import { getError, type ErrorCode } from "~/errors";
+import { getError, type ErrorCode } from "~/lib/errors";
 
 /** One hostile request and the exact answer it must get. */
 export type HostileCase = {

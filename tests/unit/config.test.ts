@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "~/config.server";
+import { ConfigError, parseConfig } from "~/lib/config.server";
 
 describe("parseConfig", () => {
   it("runs with no environment at all", () => {

@@ -1,6 +1,6 @@
 import type { EntryContext } from "@remix-run/node";
 import { describe, expect, it } from "vitest";
-import { hasDeferredData } from "~/deferred-data.server";
+import { hasDeferredData } from "~/lib/deferred-data.server";
 
 type StaticHandlerContext = EntryContext["staticHandlerContext"];
 

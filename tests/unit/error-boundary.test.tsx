@@ -9,7 +9,7 @@ import {
   getErrorForStatus,
   isErrorCode,
   type ErrorCode,
-} from "~/errors";
+} from "~/lib/errors";
 
 afterEach(cleanup);
 

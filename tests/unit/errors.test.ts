@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorCatalogue, getError, getErrorForStatus, type ErrorCode } from "~/errors";
+import { errorCatalogue, getError, getErrorForStatus, type ErrorCode } from "~/lib/errors";
 
 describe("error catalogue", () => {
   it("has a unique (status, code) pair, a title and a message for every entry", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getSafeRedirect } from "~/safe-redirect";
+import { getSafeRedirect } from "~/lib/safe-redirect";
 
 describe("getSafeRedirect", () => {
   it.each(["/", "/settings", "/a/b?c=1&d=2", "/search?q=caf%C3%A9", "/page#section", "/a%2Bb"])(

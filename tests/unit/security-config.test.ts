@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "~/config.server";
-import { errorCatalogue, type ErrorCode } from "~/errors";
+import { ConfigError, parseConfig } from "~/lib/config.server";
+import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { renderErrorPage } from "../../server/error-page";
 
 describe("security settings", () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import packageJson from "../package.json";
+import packageJson from "../../package.json";
 import { APP_NAME } from "./constants";
 
 const port = z.coerce.number().int().min(0).max(65_535);

@@ -1,18 +1,20 @@
-import { useForm } from "@conform-to/react";
+import { useForm, type SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData } from "@remix-run/react";
 import type { z } from "zod";
 import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
-import { ErrorSummary, getFirstInvalidName, RadioGroupField } from "~/components/form-fields";
-import { APP_NAME } from "~/constants";
-import type { RouteHandle } from "~/root";
-import { serializeFlash, serializeTheme } from "~/cookies.server";
-import { getError } from "~/errors";
-import { parseSubmission } from "~/forms.server";
-import { getSafeRedirect } from "~/safe-redirect";
-import { THEME_ACTION_PATH, THEME_LABELS, THEMES } from "~/theme";
-import { ThemeFormSchema } from "~/theme.server";
+import { ErrorSummary } from "~/forms/error-summary";
+import { getFirstInvalidName } from "~/forms/field-meta";
+import { RadioGroupField } from "~/forms/fields";
+import { parseSubmission } from "~/forms/parse-submission.server";
+import { APP_NAME } from "~/lib/constants";
+import { getError } from "~/lib/errors";
+import { serializeFlash } from "~/lib/flash.server";
+import type { RouteHandle } from "~/lib/route-handle";
+import { getSafeRedirect } from "~/lib/safe-redirect";
+import { THEME_ACTION_PATH, THEME_LABELS, THEMES } from "./theme";
+import { serializeTheme, ThemeFormSchema } from "./theme.server";
 
 const THEME_OPTIONS = THEMES.map((value) => ({ value, label: THEME_LABELS[value] }));
 
@@ -39,14 +41,15 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export const headers: HeadersFunction = ({ loaderHeaders }) => loaderHeaders;
 
+/** A rejected post shows the form with its error; a GET shows the 405 page. */
 export default function ThemePreferencePage() {
   const actionData = useActionData<typeof action>();
-  const [form, fields] = useForm<z.input<typeof ThemeFormSchema>>({
-    id: "theme-form",
-    lastResult: actionData?.result,
-  });
   if (!actionData) return <ErrorPage status={getError("METHOD_NOT_ALLOWED").status} />;
+  return <ThemeForm lastResult={actionData.result} />;
+}
 
+function ThemeForm({ lastResult }: { lastResult: SubmissionResult<string[]> }) {
+  const [form, fields] = useForm<z.input<typeof ThemeFormSchema>>({ id: "theme-form", lastResult });
   const redirectTo = fields.redirectTo.initialValue;
   return (
     <>

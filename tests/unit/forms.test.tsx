@@ -6,15 +6,11 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  ErrorSummary,
-  getFirstInvalidName,
-  RadioGroupField,
-  SelectField,
-  TextField,
-} from "~/components/form-fields";
-import { parseSubmission } from "~/forms.server";
-import { useValidatedForm } from "~/forms";
+import { ErrorSummary } from "~/forms/error-summary";
+import { getFirstInvalidName } from "~/forms/field-meta";
+import { RadioGroupField, SelectField, TextField } from "~/forms/fields";
+import { parseSubmission } from "~/forms/parse-submission.server";
+import { useValidatedForm } from "~/forms/use-validated-form";
 
 // A fixture form with one field of each kind; no product behaviour.
 const FixtureFormSchema = z.object({

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { $ZodType } from "zod/v4/core";
-import { getError } from "./errors";
+import { createErrorResponse } from "~/lib/errors";
 
 /**
  * Reads a form post and parses it with the form's schema. A body that cannot be read as a form
@@ -8,8 +8,7 @@ import { getError } from "./errors";
  */
 export async function parseSubmission<Schema extends $ZodType>(request: Request, schema: Schema) {
   const formData = await request.formData().catch(() => {
-    const { status, title } = getError("BAD_REQUEST");
-    throw new Response(title, { status });
+    throw createErrorResponse("BAD_REQUEST");
   });
   return parseWithZod(formData, { schema });
 }

@@ -1,19 +1,5 @@
 import type { ReactNode } from "react";
-import { getError } from "~/errors";
-
-/**
- * What a field component needs from Conform's field metadata (`fields.name` of `useForm`).
- * Only the shape is shared, so these components add no validation code to a page.
- */
-export type FieldMeta = {
-  id: string;
-  name: string;
-  errorId: string;
-  descriptionId: string;
-  errors?: string[];
-  initialValue?: unknown;
-  key?: string;
-};
+import { getAriaProps, getInitialString, type FieldMeta } from "./field-meta";
 
 type Option = { value: string; label: string };
 
@@ -24,25 +10,6 @@ type FieldProps = {
   /** Set on the first invalid field: the page, even server-rendered, opens with focus on it. */
   isFirstInvalid?: boolean;
 };
-
-/** The name of the first field with an error, in the order given. */
-export function getFirstInvalidName(fields: FieldMeta[]) {
-  return fields.find((field) => field.errors?.length)?.name;
-}
-
-function getAriaProps(meta: FieldMeta, hint: ReactNode) {
-  const describedBy = [hint ? meta.descriptionId : null, meta.errors?.length ? meta.errorId : null]
-    .filter(Boolean)
-    .join(" ");
-  return {
-    "aria-invalid": meta.errors?.length ? true : undefined,
-    "aria-describedby": describedBy || undefined,
-  };
-}
-
-function getInitialString(meta: FieldMeta) {
-  return typeof meta.initialValue === "string" ? meta.initialValue : undefined;
-}
 
 export function FieldHint({ id, children }: { id: string; children: ReactNode }) {
   return (
@@ -151,26 +118,5 @@ export function RadioGroupField({
       ))}
       <FieldError meta={meta} />
     </fieldset>
-  );
-}
-
-/** Lists every field error, each linking to its field; announced as soon as it appears. */
-export function ErrorSummary({ fields, formErrors }: { fields: FieldMeta[]; formErrors?: string[] }) {
-  const invalid = fields.filter((field) => field.errors?.length);
-  if (!invalid.length && !formErrors?.length) return null;
-  return (
-    <div role="alert" className="error-summary">
-      <h2>{getError("VALIDATION_FAILED").title}</h2>
-      <ul>
-        {formErrors?.map((message) => (
-          <li key={message}>{message}</li>
-        ))}
-        {invalid.map((field) => (
-          <li key={field.name}>
-            <a href={`#${field.id}`}>{field.errors!.join(" ")}</a>
-          </li>
-        ))}
-      </ul>
-    </div>
   );
 }

@@ -1,0 +1,34 @@
+import type { ReactNode } from "react";
+
+/**
+ * What a field component needs from Conform's field metadata (`fields.name` of `useForm`).
+ * Only the shape is shared, so these components add no validation code to a page.
+ */
+export type FieldMeta = {
+  id: string;
+  name: string;
+  errorId: string;
+  descriptionId: string;
+  errors?: string[];
+  initialValue?: unknown;
+  key?: string;
+};
+
+/** The name of the first field with an error, in the order given. */
+export function getFirstInvalidName(fields: FieldMeta[]) {
+  return fields.find((field) => field.errors?.length)?.name;
+}
+
+export function getAriaProps(meta: FieldMeta, hint: ReactNode) {
+  const describedBy = [hint ? meta.descriptionId : null, meta.errors?.length ? meta.errorId : null]
+    .filter(Boolean)
+    .join(" ");
+  return {
+    "aria-invalid": meta.errors?.length ? true : undefined,
+    "aria-describedby": describedBy || undefined,
+  };
+}
+
+export function getInitialString(meta: FieldMeta) {
+  return typeof meta.initialValue === "string" ? meta.initialValue : undefined;
+}
