@@ -52,6 +52,9 @@ server.listen({ port: config.PORT, host: config.HOST }, () => {
   const port = typeof address === "object" && address ? address.port : config.PORT;
   logger.info({ port, host: config.HOST ?? "all interfaces" }, `listening on http://localhost:${port}`);
   if (config.NODE_ENV === "development") broadcastDevReady(build);
+  // A supervisor that started this process with an IPC channel (the test harness) learns the
+  // port from this message rather than from the log.
+  process.send?.({ type: "listening", port });
 });
 
 function shutdown(signal: NodeJS.Signals) {

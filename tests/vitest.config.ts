@@ -3,6 +3,15 @@ import { defineConfig } from "vitest/config";
 
 const root = path.resolve(import.meta.dirname, "..");
 
+// Suites that talk to the built server. LOG_LEVEL quiets the logger of modules the tests import
+// themselves (the API client); the servers they start get their own environment.
+const serverSuite = {
+  env: { LOG_LEVEL: "silent" },
+  environment: "node",
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+} as const;
+
 export default defineConfig({
   root,
   resolve: { alias: { "~": path.join(root, "app") } },
@@ -14,16 +23,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: {
-          name: "http",
-          // Quiets the logger of modules imported by the tests themselves (the API client); the
-          // servers the tests start get their own environment.
-          env: { LOG_LEVEL: "silent" },
-          include: ["tests/http/**/*.test.ts", "tests/security/**/*.test.ts"],
-          environment: "node",
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
+        test: { name: "http", include: ["tests/http/**/*.test.ts"], ...serverSuite },
+      },
+      {
+        extends: true,
+        test: { name: "security", include: ["tests/security/**/*.test.ts"], ...serverSuite },
       },
     ],
   },

@@ -1,19 +1,11 @@
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../support/server";
+import { describe, expect, it } from "vitest";
+import { startSuiteServer } from "../support/server";
 
 const KB = 1024;
 const BUDGET = { javascriptGzip: 100 * KB, cssGzip: 10 * KB, html: 15 * KB };
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = startSuiteServer();
 
 /** What a page makes the browser load: its scripts (preloads and module imports) and stylesheets. */
 async function getPageResources(path: string) {

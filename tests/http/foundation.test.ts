@@ -1,17 +1,9 @@
 import http from "node:http";
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runServerUntilExit, startServer, type RunningServer } from "../support/server";
+import { describe, expect, it } from "vitest";
+import { runServerUntilExit, startServer, startSuiteServer } from "../support/server";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = startSuiteServer();
 
 describe("pages", () => {
   it("serves the home page inside the site layout", async () => {

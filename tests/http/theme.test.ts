@@ -1,17 +1,9 @@
 import { createCookie } from "@remix-run/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
-import { startServer, TEST_SESSION_SECRET, type RunningServer } from "../support/server";
+import { TEST_SESSION_SECRET, startSuiteServer } from "../support/server";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = startSuiteServer();
 
 /** Posts a form exactly as Chromium does without JavaScript: urlencoded, same-origin headers. */
 function postForm(base: string, path: string, body: string) {
@@ -178,15 +170,7 @@ describe("caching", () => {
 });
 
 describe("with an https ORIGIN", () => {
-  let secure: RunningServer;
-
-  beforeAll(async () => {
-    secure = await startServer({ ORIGIN: "https://app.example" });
-  });
-
-  afterAll(async () => {
-    await secure.stop();
-  });
+  const secure = startSuiteServer({ ORIGIN: "https://app.example" });
 
   it("marks both cookies Secure", async () => {
     // As it arrives through the https proxy in front: Host and Origin are the public ones.

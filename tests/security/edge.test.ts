@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
 import { hostileCases, titleOf } from "./hostile-requests";
-import { expectNoServerErrors, getLoggedStatuses, startSuiteServer } from "./suite-server";
+import { expectNoServerErrors, getLoggedStatuses, startSuiteServer } from "../support/server";
 
 const server = startSuiteServer();
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
-import { startServer } from "../support/server";
-import { expectNoServerErrors, startSuiteServer } from "./suite-server";
+import { expectNoServerErrors, startServer, startSuiteServer } from "../support/server";
 
 const server = startSuiteServer();
 

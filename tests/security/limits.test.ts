@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { parseResponse, sendRaw } from "../support/raw-http";
-import { startServer } from "../support/server";
-import { expectNoServerErrors, startSuiteServer } from "./suite-server";
+import { expectNoServerErrors, startServer, startSuiteServer } from "../support/server";
 
 const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
 

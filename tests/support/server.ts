@@ -1,31 +1,38 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { afterAll, beforeAll, expect } from "vitest";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 
 /** A fixed secret so tests can start several instances that trust each other's cookies. */
 export const TEST_SESSION_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
-export type RunningServer = {
-  url: string;
-  port: number;
+const STARTUP_TIMEOUT_MS = 15_000;
+
+export type ServerProcess = {
   child: ChildProcess;
   /** Everything the process has written to stdout and stderr so far. */
   output: () => string;
+  stdout: () => string;
+  stderr: () => string;
   /** Resolves with the exit code when the process exits by itself or is stopped. */
   exited: Promise<number | null>;
   /** Sends a signal and resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
+export type RunningServer = ServerProcess & { url: string; port: number };
+
+type Options = { cwd?: string };
+
+type Env = Record<string, string>;
+
 /**
- * Starts the built production server (`node build/server.js`) on a free port. `cwd` is where it
- * finds the Remix build (`build/index.js`) and `public/`.
+ * Spawns the built production server (`node build/server.js`) on the Node running the tests.
+ * `cwd` is where it finds the Remix build (`build/index.js`) and `public/`. The IPC channel
+ * carries the server's readiness message.
  */
-export async function startServer(
-  env: Record<string, string> = {},
-  { cwd = projectRoot } = {},
-): Promise<RunningServer> {
+export function spawnServer(env: Env = {}, { cwd = projectRoot }: Options = {}): ServerProcess {
   const child = spawn(process.execPath, [path.join(projectRoot, "build/server.js")], {
     cwd,
     env: {
@@ -38,34 +45,19 @@ export async function startServer(
       RATE_LIMIT_PER_MINUTE: "0",
       ...env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  let stdout = "";
+  let stderr = "";
   let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
+  child.stdout!.on("data", (chunk) => ((stdout += chunk), (output += chunk)));
+  child.stderr!.on("data", (chunk) => ((stderr += chunk), (output += chunk)));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 15 s:\n${output}`)), 15_000);
-    const onData = () => {
-      const match = /"port":(\d+)/.exec(output);
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout!.off("data", onData);
-      resolve(Number(match[1]));
-    };
-    child.stdout!.on("data", onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening:\n${output}`));
-    });
-  });
-
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
     child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -74,19 +66,72 @@ export async function startServer(
   };
 }
 
-/** Runs the built server with an environment and resolves when it exits (for start-up failures). */
-export async function runServerUntilExit(env: Record<string, string>, timeoutMs = 10_000) {
-  const server = spawn(process.execPath, ["build/server.js"], {
-    cwd: projectRoot,
-    env: { NODE_ENV: "production", PATH: process.env.PATH, PORT: "0", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+/** Starts the built server on a free port and resolves once it says it is listening. */
+export async function startServer(env: Env = {}, options: Options = {}): Promise<RunningServer> {
+  const server = spawnServer(env, options);
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void server.stop("SIGKILL");
+      reject(new Error(`server did not start within ${STARTUP_TIMEOUT_MS} ms:\n${server.output()}`));
+    }, STARTUP_TIMEOUT_MS);
+    server.child.on("message", (message: { type?: string; port?: number }) => {
+      if (message.type !== "listening" || typeof message.port !== "number") return;
+      clearTimeout(timer);
+      resolve(message.port);
+    });
+    void server.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${server.output()}`));
+    });
   });
-  let stdout = "";
-  let stderr = "";
-  server.stdout.on("data", (chunk) => (stdout += chunk));
-  server.stderr.on("data", (chunk) => (stderr += chunk));
-  const timer = setTimeout(() => server.kill("SIGKILL"), timeoutMs);
-  const code = await new Promise<number | null>((resolve) => server.once("exit", resolve));
+  server.child.channel?.unref();
+  return { ...server, url: `http://127.0.0.1:${port}`, port };
+}
+
+/** Runs the built server and resolves when it exits by itself (for start-up failures). */
+export async function runServerUntilExit(env: Env, timeoutMs = 10_000) {
+  const server = spawnServer(env);
+  const timer = setTimeout(() => void server.stop("SIGKILL"), timeoutMs);
+  const code = await server.exited;
   clearTimeout(timer);
-  return { code, stdout, stderr };
+  return { code, stdout: server.stdout(), stderr: server.stderr() };
+}
+
+/**
+ * A built server for the enclosing `describe` (or file): started before its tests, and after
+ * them checked for 5xx answers and error-level log lines, then stopped.
+ */
+export function startSuiteServer(
+  env: Env | (() => Env) = {},
+  { expectedStatuses = [], ...options }: Options & { expectedStatuses?: number[] } = {},
+) {
+  const server = {} as RunningServer;
+  beforeAll(async () => {
+    Object.assign(server, await startServer(typeof env === "function" ? env() : env, options));
+  });
+  afterAll(async () => {
+    if (!server.child) return;
+    expectNoServerErrors(server, expectedStatuses);
+    await server.stop();
+  });
+  return server;
+}
+
+/** The status of every request the server has logged so far. */
+export function getLoggedStatuses(server: ServerProcess) {
+  return server
+    .output()
+    .split("\n")
+    .filter((line) => line.includes('"msg":"request"'))
+    .map((line) => (JSON.parse(line) as { status: number }).status);
+}
+
+/**
+ * No answer so far was a 5xx (other than the ones a suite provokes on purpose, such as an
+ * upstream's 502), and nothing was logged at error level or above.
+ */
+export function expectNoServerErrors(server: ServerProcess, expectedStatuses: number[] = []) {
+  const unexpected = getLoggedStatuses(server).filter((s) => s >= 500 && !expectedStatuses.includes(s));
+  expect(unexpected).toEqual([]);
+  expect(server.output()).not.toMatch(/"level":(50|60)/);
 }
