@@ -3,13 +3,7 @@ import { getAriaProps, getInitialString, type FieldMeta } from "./field-meta";
 
 type Option = { value: string; label: string };
 
-type FieldProps = {
-  meta: FieldMeta;
-  label: string;
-  hint?: ReactNode;
-  /** Set on the first invalid field: the page, even server-rendered, opens with focus on it. */
-  isFirstInvalid?: boolean;
-};
+type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
 
 export function FieldHint({ id, children }: { id: string; children: ReactNode }) {
   return (
@@ -28,53 +22,75 @@ export function FieldError({ meta }: { meta: FieldMeta }) {
   );
 }
 
-export function TextField({
-  meta,
-  label,
-  hint,
-  isFirstInvalid,
-  type = "text",
-  autoComplete,
-}: FieldProps & { type?: "text" | "email" | "tel" | "url" | "search"; autoComplete?: string }) {
+/** A label, its hint, the control and its error, in the order GOV.UK forms use. */
+function Field({ meta, label, hint, children }: FieldProps & { children: ReactNode }) {
   return (
     <div className="field">
       <label htmlFor={meta.id}>{label}</label>
       {hint ? <FieldHint id={meta.descriptionId}>{hint}</FieldHint> : null}
-      <input
-        key={meta.key}
-        id={meta.id}
-        name={meta.name}
-        type={type}
-        autoComplete={autoComplete}
-        defaultValue={getInitialString(meta)}
-        // eslint-disable-next-line jsx-a11y/no-autofocus -- focus moves to the first invalid field only
-        autoFocus={isFirstInvalid}
-        {...getAriaProps(meta, hint)}
-      />
+      {children}
       <FieldError meta={meta} />
     </div>
   );
 }
 
+/** A one-line text input; for whole numbers use `inputMode="numeric"` rather than `type="number"`. */
+export function TextField({
+  type = "text",
+  inputMode,
+  autoComplete,
+  ...props
+}: FieldProps & {
+  type?: "text" | "email" | "tel" | "url" | "search";
+  inputMode?: "numeric" | "decimal";
+  autoComplete?: string;
+}) {
+  const { meta, hint } = props;
+  return (
+    <Field {...props}>
+      <input
+        key={meta.key}
+        id={meta.id}
+        name={meta.name}
+        type={type}
+        inputMode={inputMode}
+        autoComplete={autoComplete}
+        defaultValue={getInitialString(meta)}
+        {...getAriaProps(meta, hint)}
+      />
+    </Field>
+  );
+}
+
+export function TextareaField({ rows = 5, ...props }: FieldProps & { rows?: number }) {
+  const { meta, hint } = props;
+  return (
+    <Field {...props}>
+      <textarea
+        key={meta.key}
+        id={meta.id}
+        name={meta.name}
+        rows={rows}
+        defaultValue={getInitialString(meta)}
+        {...getAriaProps(meta, hint)}
+      />
+    </Field>
+  );
+}
+
 export function SelectField({
-  meta,
-  label,
-  hint,
-  isFirstInvalid,
   options,
   placeholder,
+  ...props
 }: FieldProps & { options: readonly Option[]; placeholder?: string }) {
+  const { meta, hint } = props;
   return (
-    <div className="field">
-      <label htmlFor={meta.id}>{label}</label>
-      {hint ? <FieldHint id={meta.descriptionId}>{hint}</FieldHint> : null}
+    <Field {...props}>
       <select
         key={meta.key}
         id={meta.id}
         name={meta.name}
         defaultValue={getInitialString(meta) ?? ""}
-        // eslint-disable-next-line jsx-a11y/no-autofocus -- focus moves to the first invalid field only
-        autoFocus={isFirstInvalid}
         {...getAriaProps(meta, hint)}
       >
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
@@ -84,38 +100,54 @@ export function SelectField({
           </option>
         ))}
       </select>
+    </Field>
+  );
+}
+
+/** One checkbox for a yes/no answer: it posts "on" when checked and nothing when not. */
+export function CheckboxField({ meta, label, hint }: FieldProps) {
+  return (
+    <div className="field">
+      <div className="choice">
+        <input
+          key={meta.key}
+          id={meta.id}
+          name={meta.name}
+          type="checkbox"
+          defaultChecked={meta.initialValue === "on"}
+          {...getAriaProps(meta, hint)}
+        />
+        <label htmlFor={meta.id}>{label}</label>
+      </div>
+      {hint ? <FieldHint id={meta.descriptionId}>{hint}</FieldHint> : null}
       <FieldError meta={meta} />
     </div>
   );
 }
 
-export function RadioGroupField({
-  meta,
-  label,
-  hint,
-  isFirstInvalid,
-  options,
-}: FieldProps & { options: readonly Option[] }) {
+/** Radio buttons for one of a few choices; the first one carries the field's id for the summary's link. */
+export function RadioGroupField({ meta, label, hint, options }: FieldProps & { options: readonly Option[] }) {
   const checked = getInitialString(meta);
   return (
-    <fieldset id={meta.id} className="field" key={meta.key}>
+    <fieldset className="field" key={meta.key}>
       <legend>{label}</legend>
       {hint ? <FieldHint id={meta.descriptionId}>{hint}</FieldHint> : null}
-      {options.map((option, index) => (
-        <div className="radio" key={option.value}>
-          <input
-            id={`${meta.id}-${option.value}`}
-            type="radio"
-            name={meta.name}
-            value={option.value}
-            defaultChecked={checked === option.value}
-            // eslint-disable-next-line jsx-a11y/no-autofocus -- focus moves to the first invalid field only
-            autoFocus={isFirstInvalid && index === 0}
-            {...getAriaProps(meta, hint)}
-          />
-          <label htmlFor={`${meta.id}-${option.value}`}>{option.label}</label>
-        </div>
-      ))}
+      {options.map((option, index) => {
+        const id = index === 0 ? meta.id : `${meta.id}-${option.value}`;
+        return (
+          <div className="choice" key={option.value}>
+            <input
+              id={id}
+              type="radio"
+              name={meta.name}
+              value={option.value}
+              defaultChecked={checked === option.value}
+              {...getAriaProps(meta, hint)}
+            />
+            <label htmlFor={id}>{option.label}</label>
+          </div>
+        );
+      })}
       <FieldError meta={meta} />
     </fieldset>
   );

@@ -1,6 +1,6 @@
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { $ZodType } from "zod/v4/core";
 import { createErrorResponse } from "~/lib/errors";
+import { parseWithSchema } from "./parse-with-schema";
 
 /**
  * Reads a form post and parses it with the form's schema. A body that cannot be read as a form
@@ -10,5 +10,5 @@ export async function parseSubmission<Schema extends $ZodType>(request: Request,
   const formData = await request.formData().catch(() => {
     throw createErrorResponse("BAD_REQUEST");
   });
-  return parseWithZod(formData, { schema });
+  return parseWithSchema(formData, schema);
 }
