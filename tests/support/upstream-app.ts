@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
@@ -15,7 +15,8 @@ const fixtureApp = path.join(projectRoot, "tests/fixtures/upstream-app");
 export const upstreamAppBuild = path.join(projectRoot, "node_modules/.cache/upstream-app");
 
 // Everything the fixture build is made from; a change to any of it rebuilds.
-const SOURCES = ["app", "tests/fixtures/upstream-app", "remix.config.js", "package-lock.json"];
+const SOURCES = ["app", "public", "tests/fixtures/upstream-app", "remix.config.js", "package-lock.json"];
+const appBrowserBuild = path.join(projectRoot, "public/build");
 const stampFile = path.join(upstreamAppBuild, "source-hash");
 const lockDir = `${upstreamAppBuild}.lock`;
 const STALE_LOCK_MS = 180_000;
@@ -38,6 +39,11 @@ export async function buildUpstreamApp(): Promise<string> {
         cwd: fixtureApp,
         env: { ...process.env, NODE_ENV: "production" },
       });
+      // The app's own public files (the favicon) beside the fixture's browser build.
+      cpSync(path.join(projectRoot, "public"), path.join(upstreamAppBuild, "public"), {
+        recursive: true,
+        filter: (source) => source !== appBrowserBuild,
+      });
       writeFileSync(stampFile, hash);
     }
   } finally {
@@ -49,6 +55,7 @@ export async function buildUpstreamApp(): Promise<string> {
 function hashSources() {
   const hash = createHash("sha256");
   const visit = (file: string) => {
+    if (file === appBrowserBuild) return;
     if (statSync(file).isDirectory()) {
       for (const name of readdirSync(file).sort()) visit(path.join(file, name));
     } else {
