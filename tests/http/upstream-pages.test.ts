@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { projectRoot, startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
+import { parseHtml } from "../support/html";
 
 // The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
 // apart so the shipped app declares no calls; served by the real server, like the app itself.
@@ -35,8 +36,9 @@ async function expectCataloguePage(response: Response, code: ErrorCode) {
   const { status, title, message } = errorCatalogue[code];
   expect(response.status).toBe(status);
   const html = await response.text();
-  expect(html).toContain('<header class="site-header">');
-  expect(html).toContain(`<h1 id="error-title">${title}</h1>`);
+  const page = parseHtml(html);
+  expect(page.querySelector("header.site-header")).not.toBeNull();
+  expect(page.querySelector("main h1")?.textContent).toBe(title);
   expect(html).toContain(message);
   expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
 }
