@@ -97,54 +97,31 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
   if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
   if (response.body) {
-    await writeBody(res, response.body);
+    // A body of known length (a whole document) is complete as it is; only a stream needs each
+    // chunk pushed through compression at once.
+    await writeBody(res, response.body, !response.headers.has("Content-Length"));
   } else {
     res.end();
   }
 }
 
-/**
- * Sends what the body has ready by the end of this turn of the event loop in one write, with its
- * length when that is all of it (every document without deferred data); a body still open after
- * that streams each chunk as it comes, flushed through compression.
- */
-async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>) {
+/** Streams the body; a whole document comes as one chunk with its length (app/entry.server.tsx). */
+async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>, flushEachChunk: boolean) {
   const reader = body.getReader();
-  let ready: Uint8Array[] = [];
-  let streaming = false;
-  const startStreaming = () => {
-    streaming = true;
-    if (ready.length > 0) writeChunk(res, join(ready));
-    ready = [];
-  };
-  const turnEnd = setImmediate(startStreaming);
   const cancel = () => void reader.cancel().catch(() => {});
   res.once("close", cancel);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (streaming) writeChunk(res, value);
-      else ready.push(value);
+      res.write(value);
+      if (flushEachChunk) (res as ExpressResponse & { flush?: () => void }).flush?.();
     }
-    clearImmediate(turnEnd);
-    if (streaming) return void res.end();
-    const whole = join(ready);
-    res.setHeader("Content-Length", whole.byteLength);
-    res.end(whole);
+    res.end();
   } catch (error) {
-    clearImmediate(turnEnd);
     res.destroy(error as Error);
     throw error;
   } finally {
     res.off("close", cancel);
   }
-}
-
-// A whole document arrives as one chunk: send it as it is rather than copy it.
-const join = (chunks: Uint8Array[]) => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-
-function writeChunk(res: ExpressResponse, chunk: Uint8Array) {
-  res.write(chunk);
-  (res as ExpressResponse & { flush?: () => void }).flush?.();
 }
