@@ -34,6 +34,11 @@ export const errorCatalogue = {
     title: "Request timed out",
     message: "Your request took too long to arrive. Try again.",
   },
+  PRECONDITION_FAILED: {
+    status: 412,
+    title: "Version changed",
+    message: "The file no longer matches the version your request asked for. Load it again.",
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     title: "Too much data",
@@ -43,6 +48,16 @@ export const errorCatalogue = {
     status: 415,
     title: "Unsupported format",
     message: "What you sent is in a format this address does not accept.",
+  },
+  RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    title: "Range not available",
+    message: "The part of the file your request asked for does not exist.",
+  },
+  EXPECTATION_FAILED: {
+    status: 417,
+    title: "Expectation not supported",
+    message: "Your request asked for handling this site does not offer.",
   },
   HEADERS_TOO_LARGE: {
     status: 431,

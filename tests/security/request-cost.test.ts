@@ -1,0 +1,173 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { sendRaw } from "../support/raw-http";
+import { startSuiteServer } from "../support/server";
+
+/**
+ * Hostile requests as large as the server accepts, each sent while a second connection asks
+ * /healthz back to back: the slowest /healthz is how long the request held the event loop
+ * (plus one /healthz's own few milliseconds). The target is about 50 ms; on a shared machine
+ * the assertion allows 250 ms, and the measured figures are printed.
+ */
+const MAX_DELAY_MS = 250;
+const BODY_LIMIT = 1_048_576;
+const ROUNDS = 3;
+const THEME = "/preferences/theme";
+
+const server = startSuiteServer();
+const figures: string[] = [];
+
+afterAll(() => {
+  console.log(`worst /healthz latency while each hostile request was answered:\n${figures.join("\n")}`);
+});
+
+/** `prefix` then `unit` repeated (with its index when it takes one) until `size` bytes at most. */
+function fill(prefix: string, unit: (i: number) => string, size = BODY_LIMIT) {
+  const parts = [prefix];
+  let length = prefix.length;
+  for (let i = 0; ; i++) {
+    const part = unit(i);
+    if (length + part.length > size) break;
+    parts.push(part);
+    length += part.length;
+  }
+  return parts.join("");
+}
+
+async function measure(name: string, send: () => Promise<number>) {
+  let worst = 0;
+  const statuses = new Set<number>();
+  for (let round = 0; round < ROUNDS; round++) {
+    let done = false;
+    const sampler = (async () => {
+      while (!done) {
+        const start = performance.now();
+        await (await fetch(`${server.url}/healthz`)).arrayBuffer();
+        worst = Math.max(worst, performance.now() - start);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    statuses.add(await send().finally(() => (done = true)));
+    await sampler;
+  }
+  figures.push(
+    `  ${name.padEnd(58)} ${String(Math.round(worst)).padStart(4)} ms  → ${[...statuses].join(", ")}`,
+  );
+  return { worst, statuses: [...statuses] };
+}
+
+function postForm(body: string, path = THEME) {
+  return async () => {
+    const response = await fetch(`${server.url}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
+}
+
+const deepJson = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+
+describe("form posts up to BODY_LIMIT_BYTES", () => {
+  it("warms up with an ordinary post", async () => {
+    for (let i = 0; i < 5; i++) expect(await postForm("theme=dark&redirectTo=%2F")()).toBe(303);
+  });
+
+  // [name, body, status]
+  const cases: [string, string, number][] = [
+    ["one name repeated to 1 MiB (the reported attack)", fill("theme=dark&", () => "a=1&"), 413],
+    [
+      "an unknown name repeated 999 times (under the field cap)",
+      fill("theme=dark", () => "&a=1", 4_000),
+      400,
+    ],
+    ["the form's own name repeated to 1 MiB", fill("", () => "theme=dark&"), 413],
+    ["the form's own name repeated 1,000 times", fill("theme=dark", () => "&theme=dark", 11_000), 400],
+    ["distinct short names to 1 MiB", fill("theme=dark", (i) => `&n${i}=1`), 413],
+    ["980 distinct names of 1 KB each", fill("theme=dark", (i) => `&${i}${"n".repeat(1_060)}=1`), 303],
+    ["one name of 1 MiB", `theme=dark&${"n".repeat(BODY_LIMIT - 20)}=1`, 303],
+    [
+      "990 deep paths a.b.c[0][1]… of 1 KB each",
+      fill("theme=dark", (i) => `&a.b.c[${i}][1]${".d[2]".repeat(196)}=1`, 990_000),
+      303,
+    ],
+    ["one deep path of 1 MiB", `theme=dark&${fill("a", (i) => `.b[${i}]`, BODY_LIMIT - 20)}=1`, 303],
+    ["deep paths under the form's own names", fill("theme=dark", (i) => `&theme.a[${i}][1]=1`, 15_000), 303],
+    ["an array index of 10^12 under a known name", "theme=dark&theme[999999999999]=1", 303],
+    ["one value of 1 MiB", `theme=dark&redirectTo=/${"x".repeat(BODY_LIMIT - 30)}`, 303],
+    ["one percent-encoded value of 1 MiB", `theme=dark&redirectTo=/${"%E3%80%82".repeat(116_000)}`, 303],
+    ["1 MiB of separators only", "&".repeat(BODY_LIMIT), 400],
+    ["1 MiB of `=` only", "=".repeat(BODY_LIMIT), 400],
+    ["__intent__ of 1 MiB nested JSON", `theme=dark&__intent__=${deepJson(BODY_LIMIT / 2 - 20)}`, 400],
+    ["__state__ of 16 KB nested JSON", `theme=dark&__state__=${deepJson(8_000)}`, 400],
+    [
+      "an update intent with a 16 KB nested value",
+      `theme=dark&__intent__=${encodeURIComponent(`{"type":"update","payload":{"name":"theme","value":${deepJson(7_000)}}}`)}`,
+      400,
+    ],
+    [
+      "an update intent at index 10^8",
+      `theme=dark&__intent__=${encodeURIComponent('{"type":"update","payload":{"name":"theme","index":99999999,"value":"x"}}')}`,
+      400,
+    ],
+    ["a 1 MiB body to a page without an action", fill("", () => "a=1&"), 405],
+  ];
+
+  it.each(cases)("%s", async (name, body, status) => {
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(BODY_LIMIT);
+    const path = name.includes("without an action") ? "/" : THEME;
+    const { worst, statuses } = await measure(name, postForm(body, path));
+    expect(statuses).toEqual([status]);
+    expect(worst).toBeLessThan(MAX_DELAY_MS);
+  });
+});
+
+describe("headers up to Node's 16 KB limit", () => {
+  const host = () => `127.0.0.1:${server.port}`;
+  const get =
+    (target: string, headers: string[] = []) =>
+    async () =>
+      (
+        await sendRaw(
+          server.port,
+          [`GET ${target} HTTP/1.1`, `Host: ${host()}`, "Connection: close", ...headers, "", ""].join("\r\n"),
+        )
+      ).status;
+
+  it("warms up with ordinary pages", async () => {
+    for (let i = 0; i < 5; i++) expect(await get("/")()).toBe(200);
+  });
+
+  it.each([
+    ["a query of 7,500 parameters", () => get(`/?${Array.from({ length: 7_500 }, () => "a").join("&")}`)],
+    ["a query of one name repeated 2,000 times", () => get(`/?${"index=&".repeat(2_000)}`)],
+    [
+      "a Cookie header of 1,500 cookies",
+      () => get("/", [`Cookie: ${Array.from({ length: 1_500 }, (_, i) => `c${i}=v`).join("; ")}`]),
+    ],
+    ["a Cookie header of 15 KB in one theme cookie", () => get("/", [`Cookie: theme=${"a".repeat(15_000)}`])],
+    [
+      "1,900 headers of one name",
+      () =>
+        get(
+          "/",
+          Array.from({ length: 1_900 }, () => "x: y"),
+        ),
+    ],
+    [
+      "1,500 distinct headers",
+      () =>
+        get(
+          "/",
+          Array.from({ length: 1_500 }, (_, i) => `x${i}: y`),
+        ),
+    ],
+  ])("%s", async (name, makeSend) => {
+    const { worst, statuses } = await measure(name, makeSend());
+    expect(statuses.every((status) => status < 500)).toBe(true);
+    expect(worst).toBeLessThan(MAX_DELAY_MS);
+  });
+});
