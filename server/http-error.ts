@@ -14,7 +14,7 @@ export class HttpError extends Error {
 
 /** The client hung up, broke the message framing or ran out of time before its body was read. */
 export class ClientGoneError extends Error {
-  constructor(readonly reason: Error & { code?: string }) {
+  constructor() {
     super("client left before its request was complete");
   }
 }

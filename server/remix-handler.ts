@@ -24,10 +24,13 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext
     try {
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
       const body = hasBody ? await readBody(req, bodyLimitBytes) : undefined;
-      const request = createFetchRequest(req, res, res.locals.origin, body);
+      const request = createFetchRequest(req, res, body);
       const response = await handleRequest(request, getLoadContext?.(req, res));
-      // The visitor left while Remix worked; its answer (a 500 for the aborted work) has no one to go to.
-      if (request.signal.aborted) return void res.destroy();
+      // The visitor left while Remix worked: its answer (a 500 for the aborted work) has no one to go to.
+      if (request.signal.aborted) {
+        void response.body?.cancel().catch(() => {});
+        return void res.destroy();
+      }
       await sendFetchResponse(res, response);
     } catch (error) {
       next(error);
@@ -57,19 +60,15 @@ function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayB
     };
     // Node reports a client that hangs up, breaks the framing or runs out of time mid-body as
     // an error of the request; the client is gone, and there is no one to answer.
-    const onError = (error: Error) => reject(new ClientGoneError(error));
+    const onError = () => reject(new ClientGoneError());
     req.on("data", onData).on("end", onEnd).once("error", onError);
   });
 }
 
-function createFetchRequest(
-  req: ExpressRequest,
-  res: ExpressResponse,
-  origin: string,
-  body: Uint8Array<ArrayBuffer> | undefined,
-): Request {
-  // Appended, not resolved: a path such as //other.example/ must not change the host.
-  const url = new URL(origin + req.originalUrl);
+function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
+  // The origin the edge decided, with the path appended, not resolved: a path such as
+  // //other.example/ must not change the host.
+  const url = new URL(res.locals.origin + req.originalUrl);
 
   // Node's view of the headers, the one the edge judged (a repeated header reads as Node reads it).
   const headers = new Headers();

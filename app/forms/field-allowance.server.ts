@@ -14,6 +14,7 @@ type Def = {
   type: string;
   innerType?: $ZodType;
   in?: $ZodType;
+  out?: $ZodType;
   getter?: () => $ZodType;
   options?: $ZodType[];
   left?: $ZodType;
@@ -51,7 +52,11 @@ export function getFieldAllowance(schema: $ZodType, name: string, maxItems: numb
 function resolve(schema: $ZodType, segments: (string | number)[], maxItems: number): $ZodType | undefined {
   const def = defOf(schema);
   if (WRAPPERS.has(def.type)) return resolve(def.innerType!, segments, maxItems);
-  if (def.type === "pipe") return resolve(def.in!, segments, maxItems);
+  // A pipe's input is what the form sends, unless it is a preprocess function.
+  if (def.type === "pipe") {
+    const input = defOf(def.in!).type === "transform" ? def.out! : def.in!;
+    return resolve(input, segments, maxItems);
+  }
   if (def.type === "lazy") return resolve(def.getter!(), segments, maxItems);
   if (def.type === "union") {
     for (const option of def.options!) {

@@ -1,24 +1,36 @@
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
 import { startSuiteServer } from "../support/server";
 
 /**
- * Hostile requests as large as the server accepts, each sent while a second connection asks
- * /healthz back to back: the slowest /healthz is how long the request held the event loop
- * (plus one /healthz's own few milliseconds). The target is about 50 ms; on a shared machine
- * the assertion allows 250 ms, and the measured figures are printed.
+ * Hostile requests as large as the server accepts. Each is sent twice:
+ * - alone, reading the CPU time the server's main thread (the one running the event loop) spent
+ *   meanwhile: no single stretch of the loop can have been longer. This is what is asserted: it
+ *   does not depend on how busy the shared machine is.
+ * - while a second connection asks /healthz back to back: the slowest /healthz is the delay a
+ *   visitor saw (plus one /healthz's own few milliseconds, and whatever the machine's other
+ *   processes took). It is printed, not asserted.
+ * The target is about 50 ms; the assertion allows 250 ms.
  */
-const MAX_DELAY_MS = 250;
+const MAX_CPU_MS = 250;
 const BODY_LIMIT = 1_048_576;
-const ROUNDS = 3;
+const ROUNDS = 2;
 const THEME = "/preferences/theme";
 
 const server = startSuiteServer();
 const figures: string[] = [];
 
 afterAll(() => {
-  console.log(`worst /healthz latency while each hostile request was answered:\n${figures.join("\n")}`);
+  const heading = `  ${"request".padEnd(58)} loop CPU  /healthz  status`;
+  console.log(`worst of ${ROUNDS} rounds per hostile request:\n${heading}\n${figures.join("\n")}`);
 });
+
+/** CPU time the server's main thread has had so far, in milliseconds (Linux schedstat). */
+function readMainThreadCpuMs() {
+  const pid = server.child.pid!;
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+}
 
 /** `prefix` then `unit` repeated (with its index when it takes one) until `size` bytes at most. */
 function fill(prefix: string, unit: (i: number) => string, size = BODY_LIMIT) {
@@ -34,15 +46,20 @@ function fill(prefix: string, unit: (i: number) => string, size = BODY_LIMIT) {
 }
 
 async function measure(name: string, send: () => Promise<number>) {
-  let worst = 0;
+  let worstCpu = 0;
+  let worstLatency = 0;
   const statuses = new Set<number>();
   for (let round = 0; round < ROUNDS; round++) {
+    const cpuBefore = readMainThreadCpuMs();
+    statuses.add(await send());
+    worstCpu = Math.max(worstCpu, readMainThreadCpuMs() - cpuBefore);
+
     let done = false;
     const sampler = (async () => {
       while (!done) {
         const start = performance.now();
         await (await fetch(`${server.url}/healthz`)).arrayBuffer();
-        worst = Math.max(worst, performance.now() - start);
+        worstLatency = Math.max(worstLatency, performance.now() - start);
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
@@ -50,10 +67,9 @@ async function measure(name: string, send: () => Promise<number>) {
     statuses.add(await send().finally(() => (done = true)));
     await sampler;
   }
-  figures.push(
-    `  ${name.padEnd(58)} ${String(Math.round(worst)).padStart(4)} ms  → ${[...statuses].join(", ")}`,
-  );
-  return { worst, statuses: [...statuses] };
+  const ms = (value: number) => `${String(Math.round(value)).padStart(5)} ms`;
+  figures.push(`  ${name.padEnd(58)} ${ms(worstCpu)}  ${ms(worstLatency)}  ${[...statuses].join(", ")}`);
+  return { worstCpu, statuses: [...statuses] };
 }
 
 function postForm(body: string, path = THEME) {
@@ -119,9 +135,9 @@ describe("form posts up to BODY_LIMIT_BYTES", () => {
   it.each(cases)("%s", async (name, body, status) => {
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(BODY_LIMIT);
     const path = name.includes("without an action") ? "/" : THEME;
-    const { worst, statuses } = await measure(name, postForm(body, path));
+    const { worstCpu, statuses } = await measure(name, postForm(body, path));
     expect(statuses).toEqual([status]);
-    expect(worst).toBeLessThan(MAX_DELAY_MS);
+    expect(worstCpu).toBeLessThan(MAX_CPU_MS);
   });
 });
 
@@ -166,8 +182,8 @@ describe("headers up to Node's 16 KB limit", () => {
         ),
     ],
   ])("%s", async (name, makeSend) => {
-    const { worst, statuses } = await measure(name, makeSend());
+    const { worstCpu, statuses } = await measure(name, makeSend());
     expect(statuses.every((status) => status < 500)).toBe(true);
-    expect(worst).toBeLessThan(MAX_DELAY_MS);
+    expect(worstCpu).toBeLessThan(MAX_CPU_MS);
   });
 });

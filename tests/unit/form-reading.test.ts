@@ -16,6 +16,7 @@ const Schema = z.object({
   choice: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]),
   labels: z.record(z.string(), z.string()),
   count: z.string().pipe(z.coerce.number()).catch(0),
+  picked: z.preprocess((value) => value, z.array(z.string()).max(4)),
   tree: Node,
 });
 
@@ -36,6 +37,7 @@ describe("getFieldAllowance", () => {
     ["a field of a union's second option", "choice.b", 1],
     ["any key of a record", "labels.anything", 1],
     ["a piped field", "count", 1],
+    ["a preprocessed list", "picked", 4],
     ["a field of a recursive schema", "tree.children[2].children[0].name", 1],
     ["an unknown name", "other", 0],
     ["a path under a single value", "title.x", 0],
