@@ -47,14 +47,20 @@ const requireAllowedMethod: RequestHandler = (req, res, next) => {
   sendErrorPage(res, "METHOD_NOT_ALLOWED", { Allow: ALLOWED_METHODS.join(", ") });
 };
 
+// Remix matches every parent of a page's path while rendering it: quadratic in the segments.
+const MAX_PATH_SEGMENTS = 32;
+
 /**
  * Only origin-form targets ("/path?query") name a resource here (absolute-form is for proxies),
- * and `?_data=` asks for Remix's pre-single-fetch data requests, which nothing here sends.
+ * and `?_data=` asks for Remix's pre-single-fetch data requests, which nothing here sends. No
+ * page has more than MAX_PATH_SEGMENTS segments.
  */
 const requireAppTarget: RequestHandler = (req, res, next) => {
   const query = req.url.split("?", 2)[1];
   const isDataRequest = query !== undefined && new URLSearchParams(query).has("_data");
   if (!req.url.startsWith("/") || isDataRequest) return sendErrorPage(res, "BAD_REQUEST");
+  const segments = req.path.split("/").filter(Boolean).length;
+  if (segments > MAX_PATH_SEGMENTS) return sendErrorPage(res, "URI_TOO_LONG");
   next();
 };
 
@@ -73,16 +79,17 @@ const requireSameOrigin: RequestHandler = (req, res, next) => {
 };
 
 /**
- * Forms post URL-encoded fields and nothing else; multipart waits until a route takes uploads.
- * A declared length over the limit is refused before any of the body is read; the Remix
- * adapter cuts off a chunked body at the limit.
+ * Forms post URL-encoded fields and nothing else, as sent (no Content-Encoding is decoded);
+ * multipart waits until a route takes uploads. A declared length over the limit is refused
+ * before any of the body is read; the Remix adapter cuts off a chunked body at the limit.
  */
 function requireAcceptableBody(limit: number): RequestHandler {
   return (req, res, next) => {
     if (SAFE_METHODS.has(req.method)) return next();
     if (!hasBody(req)) return next();
     if (Number(req.headers["content-length"]) > limit) return sendErrorPage(res, "PAYLOAD_TOO_LARGE");
-    if (!req.is("urlencoded")) return sendErrorPage(res, "UNSUPPORTED_MEDIA_TYPE");
+    const encoding = req.headers["content-encoding"]?.trim().toLowerCase() ?? "identity";
+    if (!req.is("urlencoded") || encoding !== "identity") return sendErrorPage(res, "UNSUPPORTED_MEDIA_TYPE");
     next();
   };
 }

@@ -9,6 +9,7 @@ const SINGLE_VALUE_HEADERS = new Set([
   "host",
   "content-type",
   "content-length",
+  "content-encoding",
   "transfer-encoding",
   "origin",
   "referer",

@@ -44,6 +44,11 @@ export const errorCatalogue = {
     title: "Too much data",
     message: "What you sent is larger than this site accepts.",
   },
+  URI_TOO_LONG: {
+    status: 414,
+    title: "Address too long",
+    message: "The address you asked for is longer than this site accepts. Check it and try again.",
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     title: "Unsupported format",

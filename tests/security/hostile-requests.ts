@@ -160,6 +160,17 @@ export const hostileCases: HostileCase[] = [
     status: 400,
     page: "BAD_REQUEST",
   },
+  {
+    name: "a path of 33 segments",
+    request: http(`GET /${"a/".repeat(33)} HTTP/1.1`),
+    status: 414,
+    page: "URI_TOO_LONG",
+  },
+  {
+    name: "a path of 32 segments (a 404 page)",
+    request: http(`GET /${"a/".repeat(32)} HTTP/1.1`),
+    status: 404,
+  },
   { name: "path traversal", request: http("GET /../../etc/passwd HTTP/1.1"), status: 404 },
   {
     name: "encoded path traversal under /build",
@@ -454,6 +465,18 @@ export const hostileCases: HostileCase[] = [
       [`Content-Type: ${FORM}`, "Transfer-Encoding: CHUNKED"],
       "3\r\na=1\r\n0\r\n\r\n",
     ),
+    status: 405,
+    allow: REMIX_405,
+  },
+  {
+    name: "a gzip-encoded form body",
+    request: post([`Content-Type: ${FORM}`, "Content-Encoding: gzip"], "\u001f\u008b\u0008\u0000"),
+    status: 415,
+    page: "UNSUPPORTED_MEDIA_TYPE",
+  },
+  {
+    name: "Content-Encoding: identity (reaches Remix)",
+    request: post([`Content-Type: ${FORM}`, "Content-Encoding: identity"]),
     status: 405,
     allow: REMIX_405,
   },

@@ -92,9 +92,15 @@ describe("form posts up to BODY_LIMIT_BYTES", () => {
     for (let i = 0; i < 5; i++) expect(await postForm("theme=dark&redirectTo=%2F")()).toBe(303);
   });
 
-  // [name, body, status]
-  const cases: [string, string, number][] = [
+  // [name, body, status, path]
+  const cases: [string, string, number, string?][] = [
     ["one name repeated to 1 MiB (the reported attack)", fill("theme=dark&", () => "a=1&"), 413],
+    [
+      "the same, to the single-fetch address (.data)",
+      fill("theme=dark&", () => "a=1&"),
+      413,
+      "/preferences/theme.data",
+    ],
     [
       "an unknown name repeated 999 times (under the field cap)",
       fill("theme=dark", () => "&a=1", 4_000),
@@ -114,6 +120,11 @@ describe("form posts up to BODY_LIMIT_BYTES", () => {
     ["deep paths under the form's own names", fill("theme=dark", (i) => `&theme.a[${i}][1]=1`, 15_000), 303],
     ["an array index of 10^12 under a known name", "theme=dark&theme[999999999999]=1", 303],
     ["one value of 1 MiB", `theme=dark&redirectTo=/${"x".repeat(BODY_LIMIT - 30)}`, 303],
+    [
+      "a wrong theme with a 1 MiB redirectTo (echoed in the form)",
+      `theme=x&redirectTo=/${"%3C%22%26".repeat(116_000)}`,
+      400,
+    ],
     ["one percent-encoded value of 1 MiB", `theme=dark&redirectTo=/${"%E3%80%82".repeat(116_000)}`, 303],
     ["1 MiB of separators only", "&".repeat(BODY_LIMIT), 400],
     ["1 MiB of `=` only", "=".repeat(BODY_LIMIT), 400],
@@ -129,12 +140,11 @@ describe("form posts up to BODY_LIMIT_BYTES", () => {
       `theme=dark&__intent__=${encodeURIComponent('{"type":"update","payload":{"name":"theme","index":99999999,"value":"x"}}')}`,
       400,
     ],
-    ["a 1 MiB body to a page without an action", fill("", () => "a=1&"), 405],
+    ["a 1 MiB body to a page without an action", fill("", () => "a=1&"), 405, "/"],
   ];
 
-  it.each(cases)("%s", async (name, body, status) => {
+  it.each(cases)("%s", async (name, body, status, path = THEME) => {
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(BODY_LIMIT);
-    const path = name.includes("without an action") ? "/" : THEME;
     const { worstCpu, statuses } = await measure(name, postForm(body, path));
     expect(statuses).toEqual([status]);
     expect(worstCpu).toBeLessThan(MAX_CPU_MS);
@@ -180,6 +190,24 @@ describe("headers up to Node's 16 KB limit", () => {
           "/",
           Array.from({ length: 1_500 }, (_, i) => `x${i}: y`),
         ),
+    ],
+    ["a path of 7,000 segments", () => get(`/${"a/".repeat(7_000)}`)],
+    ["a path of 32 segments of 400 characters", () => get(`/${`${"a".repeat(400)}/`.repeat(32)}`)],
+    ["a path of 15,000 slashes", () => get("/".repeat(15_000))],
+    ["a path of 5,000 encoded characters", () => get(`/${"%E3%80%82".repeat(1_600)}`)],
+    ["a User-Agent of 15 KB", () => get("/", [`User-Agent: Mozilla/5.0 ${"(a; b) ".repeat(2_100)}`])],
+    ["a bot-like User-Agent of 15 KB", () => get("/", [`User-Agent: ${"bot crawler spider ".repeat(780)}`])],
+    [
+      "an Accept-Encoding of 2,000 codings",
+      () => get("/", [`Accept-Encoding: ${"gzip;q=0.5, ".repeat(1_200)}`]),
+    ],
+    [
+      "a Range of 2,000 parts on a file",
+      () => get("/favicon.svg", [`Range: bytes=${"0-1,".repeat(2_000)}0-1`]),
+    ],
+    [
+      "an If-None-Match of 2,000 tags on a file",
+      () => get("/favicon.svg", [`If-None-Match: ${'"x", '.repeat(2_000)}"y"`]),
     ],
   ])("%s", async (name, makeSend) => {
     const { worstCpu, statuses } = await measure(name, makeSend());
