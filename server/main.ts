@@ -7,6 +7,7 @@ import { logger, routeConsoleToLogger } from "~/lib/logger.server";
 import { createApp } from "./app";
 import { handleClientError, refuseConnect } from "./client-error";
 import { createDrain } from "./drain";
+import { limitPipelining } from "./pipelining";
 import { describeInFlight } from "./request-context";
 
 const config = getConfig();
@@ -32,7 +33,7 @@ const buildPath = path.resolve("build/index.js");
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 
 const drain = createDrain();
-const app = createApp({ build, config, drain: drain.track });
+const app = limitPipelining(createApp({ build, config, drain: drain.track }));
 
 const server = createServer(
   {

@@ -138,3 +138,27 @@ describe("static files", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
   });
 });
+
+describe("pipelining", () => {
+  const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`;
+  const countAnswers = (raw: string) => raw.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
+
+  it("answers a few pipelined requests in order", async () => {
+    const response = await sendRaw(
+      server.port,
+      request("/healthz").repeat(4) +
+        request("/favicon.svg").replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"),
+    );
+    expect(countAnswers(response.raw)).toBe(5);
+    expect(response.raw.trimEnd()).toMatch(/<\/svg>$/);
+  });
+
+  it("closes a connection with more than 16 requests unanswered, and keeps serving others", async () => {
+    const before = server.output().length;
+    const response = await sendRaw(server.port, request("/healthz").repeat(1_500));
+    expect(countAnswers(response.raw)).toBeLessThanOrEqual(16);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const lines = server.output().slice(before).split("\n");
+    expect(lines.filter((line) => line.includes("pipelining too many requests"))).toHaveLength(1);
+  });
+});

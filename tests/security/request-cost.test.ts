@@ -215,3 +215,17 @@ describe("headers up to Node's 16 KB limit", () => {
     expect(worstCpu).toBeLessThan(MAX_CPU_MS);
   });
 });
+
+describe("pipelining", () => {
+  it.each([
+    ["1,500 pipelined /healthz in one write (closed: status 0)", "/healthz", 1_500],
+    ["1,500 pipelined pages in one write (closed: status 0)", "/", 1_500],
+  ])("%s", async (name, path, count) => {
+    const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`;
+    const { worstCpu } = await measure(
+      name,
+      async () => (await sendRaw(server.port, request.repeat(count))).status,
+    );
+    expect(worstCpu).toBeLessThan(MAX_CPU_MS);
+  });
+});
