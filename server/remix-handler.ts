@@ -4,7 +4,7 @@ import type {
   Response as ExpressResponse,
 } from "express";
 import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
-import { ClientGoneError, HttpError } from "./http-error";
+import { readBody } from "./read-body";
 
 type Options = {
   build: ServerBuild;
@@ -36,33 +36,6 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext
       next(error);
     }
   };
-}
-
-/**
- * Reads the whole body, refusing it with 413 at the byte that crosses the limit (the edge has
- * already refused a declared Content-Length over it). The rest of a refused body is left
- * flowing, so the error page can be sent before the connection goes.
- */
-function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off("data", onData).off("end", onEnd);
-      chunks.length = 0;
-      reject(new HttpError("PAYLOAD_TOO_LARGE"));
-    };
-    const onEnd = () => {
-      const body = Buffer.concat(chunks);
-      resolve(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
-    };
-    // Node reports a client that hangs up, breaks the framing or runs out of time mid-body as
-    // an error of the request; the client is gone, and there is no one to answer.
-    const onError = () => reject(new ClientGoneError());
-    req.on("data", onData).on("end", onEnd).once("error", onError);
-  });
 }
 
 function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {

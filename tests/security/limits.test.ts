@@ -74,6 +74,40 @@ describe("with the default limits", () => {
   });
 });
 
+describe("bodies in tiny pieces", () => {
+  const server = startSuiteServer();
+
+  it("refuses a body in 1-byte chunks with 400, keeping memory and time bounded", async () => {
+    const pid = server.child.pid!;
+    const before = readRssMegabytes(pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, readRssMegabytes(pid))), 20);
+    const head = [
+      "POST /preferences/theme HTTP/1.1",
+      `Host: 127.0.0.1:${server.port}`,
+      "Content-Type: application/x-www-form-urlencoded",
+      "Transfer-Encoding: chunked",
+      "Connection: close",
+      "",
+      "",
+    ].join("\r\n");
+    // 1 MB of payload, 6 MB on the wire, four at once.
+    const request = head + "1\r\na\r\n".repeat(1_000_000) + "0\r\n\r\n";
+    const start = performance.now();
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => sendRaw(server.port, request, 20_000)),
+    );
+    clearInterval(sampler);
+    console.log(
+      `4 bodies in 1-byte chunks: answered in ${Math.round(performance.now() - start)} ms, RSS grew ${Math.round(peak - before)} MB`,
+    );
+    expect(responses.map(({ status }) => status)).toEqual([400, 400, 400, 400]);
+    // Before, the pieces themselves were kept: 1.6 GB for these four.
+    expect(peak - before).toBeLessThan(300);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});
+
 describe("slow clients", () => {
   it("drops a client that trickles its headers once the headers timeout passes, with 408", async () => {
     const server = await startServer({ HEADERS_TIMEOUT_MS: "1000" });

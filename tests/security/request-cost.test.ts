@@ -229,3 +229,25 @@ describe("pipelining", () => {
     expect(worstCpu).toBeLessThan(MAX_CPU_MS);
   });
 });
+
+describe("body framing", () => {
+  it("a chunked body in 1-byte chunks (1 MiB of payload)", async () => {
+    const head = [
+      `POST ${THEME} HTTP/1.1`,
+      `Host: 127.0.0.1:${server.port}`,
+      "Content-Type: application/x-www-form-urlencoded",
+      "Transfer-Encoding: chunked",
+      "Connection: close",
+      "",
+      "",
+    ].join("\r\n");
+    const request = head + "1\r\na\r\n".repeat(1_000_000) + "0\r\n\r\n";
+    const name = "a chunked body in 1-byte chunks (1 MiB of payload)";
+    const { worstCpu, statuses } = await measure(
+      name,
+      async () => (await sendRaw(server.port, request)).status,
+    );
+    expect(statuses).toEqual([400]);
+    expect(worstCpu).toBeLessThan(MAX_CPU_MS);
+  });
+});
