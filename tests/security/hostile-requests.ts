@@ -30,6 +30,13 @@ function form(headers: string[], requestLine?: string) {
 
 const bare = (raw: string) => () => raw;
 
+/** A form post whose 1 MB body comes in 1-byte chunks: 6 MB on the wire, a million pieces. */
+export const oneByteChunks = http(
+  "POST /preferences/theme HTTP/1.1",
+  [`Content-Type: ${FORM}`, "Transfer-Encoding: chunked"],
+  "1\r\na\r\n".repeat(1_000_000) + "0\r\n\r\n",
+);
+
 export const hostileCases: HostileCase[] = [
   // Host
   {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { parseResponse, sendRaw } from "../support/raw-http";
+import { oneByteChunks } from "./hostile-requests";
 import { expectNoServerErrors, startServer, startSuiteServer } from "../support/server";
 
 const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
@@ -82,17 +83,7 @@ describe("bodies in tiny pieces", () => {
     const before = readRssMegabytes(pid);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, readRssMegabytes(pid))), 20);
-    const head = [
-      "POST /preferences/theme HTTP/1.1",
-      `Host: 127.0.0.1:${server.port}`,
-      "Content-Type: application/x-www-form-urlencoded",
-      "Transfer-Encoding: chunked",
-      "Connection: close",
-      "",
-      "",
-    ].join("\r\n");
-    // 1 MB of payload, 6 MB on the wire, four at once.
-    const request = head + "1\r\na\r\n".repeat(1_000_000) + "0\r\n\r\n";
+    const request = oneByteChunks(`127.0.0.1:${server.port}`);
     const start = performance.now();
     const responses = await Promise.all(
       Array.from({ length: 4 }, () => sendRaw(server.port, request, 20_000)),

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
 import { startSuiteServer } from "../support/server";
+import { oneByteChunks } from "./hostile-requests";
 
 /**
  * Hostile requests as large as the server accepts. Each is sent twice:
@@ -232,16 +233,7 @@ describe("pipelining", () => {
 
 describe("body framing", () => {
   it("a chunked body in 1-byte chunks (1 MiB of payload)", async () => {
-    const head = [
-      `POST ${THEME} HTTP/1.1`,
-      `Host: 127.0.0.1:${server.port}`,
-      "Content-Type: application/x-www-form-urlencoded",
-      "Transfer-Encoding: chunked",
-      "Connection: close",
-      "",
-      "",
-    ].join("\r\n");
-    const request = head + "1\r\na\r\n".repeat(1_000_000) + "0\r\n\r\n";
+    const request = oneByteChunks(`127.0.0.1:${server.port}`);
     const name = "a chunked body in 1-byte chunks (1 MiB of payload)";
     const { worstCpu, statuses } = await measure(
       name,
