@@ -71,8 +71,9 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          // Errors before the shell is ready reach onShellError; after it, log them here.
-          if (shellRendered) logError(error, request);
+          // Errors before the shell is ready reach onShellError; after it, log them here, unless
+          // the visitor left (the stream then closes early): not a fault of this server.
+          if (shellRendered && !request.signal.aborted) logError(error, request);
         },
       },
     );

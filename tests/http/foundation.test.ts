@@ -165,7 +165,7 @@ describe("static files", () => {
     const response = await fetch(`${server.url}/build/missing-ABC123.js`);
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
-    expect(response.headers.get("cache-control")).toBeNull();
+    expect(response.headers.get("cache-control")).toBe("no-store");
   });
 });
 
