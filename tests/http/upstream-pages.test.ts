@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { projectRoot, startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
-import { parseHtml } from "../support/html";
+import { getHeading, parseHtml } from "../support/html";
 
 // The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
 // apart so the shipped app declares no calls; served by the real server, like the app itself.
@@ -50,7 +50,7 @@ describe("a loader making a call", () => {
       headers: { "x-request-id": "page-1" },
     });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain("<h1>From upstream</h1>");
+    expect(getHeading(await response.text())).toBe("From upstream");
     expect(upstream.received).toHaveLength(1);
     expect(upstream.received[0]).toMatchObject({ method: "GET", url: "/things/a%20b?q=x%26y" });
     expect(upstream.received[0]!.headers["x-request-id"]).toBe("page-1");
@@ -163,7 +163,7 @@ describe("a page with deferred data", () => {
 
     answer();
     await ended;
-    expect(body).toContain("<h1>Arrived later</h1>");
+    expect(getHeading(body)).toBe("Arrived later");
     expect(body).toContain("</html>");
   });
 
@@ -177,7 +177,7 @@ describe("a page with deferred data", () => {
     });
     const html = await response.text();
     expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(html)));
-    expect(html).toContain("<h1>Finished</h1>");
+    expect(getHeading(html)).toBe("Finished");
   });
 });
 
