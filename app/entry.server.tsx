@@ -23,7 +23,7 @@ export default function handleRequest(
 ) {
   const nonce = loadContext.cspNonce;
   // A document with deferred data streams: the shell first, each value as it settles. Any other
-  // document, and every document for a crawler, is sent whole, in one write.
+  // document, and every document for a crawler, is sent whole, with its length.
   const sendWhole =
     isbot(request.headers.get("user-agent") ?? "") || !hasDeferredData(remixContext.staticHandlerContext);
 
@@ -42,7 +42,10 @@ export default function handleRequest(
     const sendWholeDocument = () => {
       const body = new PassThrough();
       // A Buffer read from a stream sits on a plain ArrayBuffer, never a shared one.
-      buffer(body).then((whole) => respond(whole as Uint8Array<ArrayBuffer>), reject);
+      buffer(body).then((whole) => {
+        responseHeaders.set("Content-Length", String(whole.byteLength));
+        respond(whole as Uint8Array<ArrayBuffer>);
+      }, reject);
       pipe(body);
     };
     // Cleared as soon as everything is rendered: a pending timer would keep the whole render
@@ -68,8 +71,9 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          // Errors before the shell is ready reach onShellError; after it, log them here.
-          if (shellRendered) logError(error, request);
+          // Errors before the shell is ready reach onShellError; after it, log them here, unless
+          // the visitor left (the stream then closes early): not a fault of this server.
+          if (shellRendered && !request.signal.aborted) logError(error, request);
         },
       },
     );

@@ -6,25 +6,27 @@ import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
 import { getError, getErrorForStatus } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
-import { createEdge, getOwnOrigin } from "./edge";
+import { createEdge } from "./edge";
 import { sendErrorPage } from "./error-page";
-import { HttpError } from "./http-error";
+import { ClientGoneError, HttpError } from "./http-error";
 import { createRemixHandler } from "./remix-handler";
 import { requestLog } from "./request-log";
 import { createSecurityHeaders } from "./security-headers";
 
-type Options = { build: ServerBuild; config: Config; state: { shuttingDown: boolean } };
+type Options = { build: ServerBuild; config: Config; drain: RequestHandler };
 
 /** The HTTP pipeline: edge concerns first, then static files, then Remix. */
-export function createApp({ build, config, state }: Options) {
+export function createApp({ build, config, drain }: Options) {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // Nothing reads req.query; Express would otherwise parse every query string with qs.
+  app.set("query parser", false);
   // One proxy hop: the address it reports is the client's, anything further left is hearsay.
   if (config.TRUST_PROXY) app.set("trust proxy", 1);
 
   app.use(requestLog);
-  app.use(closeConnectionsWhen(state));
+  app.use(drain);
   app.use(createSecurityHeaders(config));
   app.use(createEdge(config));
   app.use(compression());
@@ -49,7 +51,6 @@ export function createApp({ build, config, state }: Options) {
       build,
       mode: config.NODE_ENV,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      getOrigin: (req) => getOwnOrigin(req, config),
       getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce }),
     }),
   );
@@ -76,24 +77,19 @@ function servePublicFiles(publicDir: string): RequestHandler {
   return (req, res, next) => (files.has(req.path) ? serveStatic(req, res, next) : next());
 }
 
+// A missing asset may be deployed a moment later: no cache may keep its 404.
 const plainNotFound: RequestHandler = (_req, res) => {
-  res.status(404).type("text/plain").send(getError("NOT_FOUND").title);
+  res.status(404).set("Cache-Control", "no-store").type("text/plain").send(getError("NOT_FOUND").title);
 };
-
-function closeConnectionsWhen(state: { shuttingDown: boolean }): RequestHandler {
-  return (_req, res, next) => {
-    // Lets keep-alive clients go elsewhere once this instance is draining.
-    if (state.shuttingDown) res.setHeader("Connection", "close");
-    next();
-  };
-}
 
 /**
  * Answers what went wrong with the catalogue's page. Refusals (HttpError, or the 4xx status
- * Express gives e.g. a path with bad percent-encoding) keep their status; anything else is a
- * 500 whose details go to the log only.
+ * Express gives e.g. a path with bad percent-encoding, or a static file's 412 and 416) keep their
+ * status; anything else is a 500 whose details go to the log only. A client that left has no
+ * one to answer: its request's log line says it was aborted.
  */
 const lastResort: ErrorRequestHandler = (error, _req, res, _next) => {
+  if (error instanceof ClientGoneError) return void res.destroy();
   const refusal = error instanceof HttpError ? error : getRefusal(error);
   if (!refusal) logger.error({ err: error, requestId: res.getHeader("X-Request-Id") }, "request failed");
   if (res.headersSent) {

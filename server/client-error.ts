@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { getError, type ErrorCode } from "~/lib/errors";
+import { logger } from "~/lib/logger.server";
 import { ALLOWED_METHODS } from "./edge";
 import { renderErrorPage } from "./error-page";
 
@@ -23,13 +24,20 @@ const codeForParserError: Record<string, ErrorCode> = {
 /**
  * Node's own answer to a request it could not parse or that came too slowly (its
  * `clientError`), as the catalogue's page instead of a bare status line; then the connection
- * goes. Nothing is written when an answer has already started.
+ * goes. Nothing is written when an answer has already started. It is the client's fault: one
+ * info line, no stack, nothing it sent; a request already handed to the app gets its own
+ * request line (aborted, with this status) instead.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Duplex) {
   // As Node's own handler does: never write into the middle of an answer already under way.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean; statusCode: number } })
+    ._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    socket.write(formatResponse(codeForParserError[error.code ?? ""] ?? "BAD_REQUEST"));
+    const code = codeForParserError[error.code ?? ""] ?? "BAD_REQUEST";
+    const { status } = getError(code);
+    socket.write(formatResponse(code));
+    if (inFlight) inFlight.statusCode = status;
+    else logger.info({ status, reason: error.code }, "refused a request Node could not read");
   }
   socket.destroy();
 }

@@ -11,3 +11,10 @@ export class HttpError extends Error {
     this.status = getError(code).status;
   }
 }
+
+/** The client hung up, broke the message framing or ran out of time before its body was read. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("client left before its request was complete");
+  }
+}

@@ -3,12 +3,15 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
 import { generatedSecret, getConfig } from "~/lib/config.server";
-import { logger } from "~/lib/logger.server";
+import { logger, routeConsoleToLogger } from "~/lib/logger.server";
 import { createApp } from "./app";
 import { handleClientError, refuseConnect } from "./client-error";
+import { createDrain } from "./drain";
+import { limitPipelining } from "./pipelining";
 import { describeInFlight } from "./request-context";
 
 const config = getConfig();
+if (config.NODE_ENV === "production") routeConsoleToLogger();
 
 process.on("uncaughtException", (error) => crash(error, "uncaught exception"));
 process.on("unhandledRejection", (reason) => crash(reason, "unhandled rejection"));
@@ -29,8 +32,8 @@ if (generatedSecret) {
 const buildPath = path.resolve("build/index.js");
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 
-const state = { shuttingDown: false };
-const app = createApp({ build, config, state });
+const drain = createDrain();
+const app = limitPipelining(createApp({ build, config, drain: drain.track }));
 
 const server = createServer(
   {
@@ -46,6 +49,10 @@ const server = createServer(
 server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
 server.on("clientError", handleClientError);
 server.on("connect", refuseConnect);
+// The edge judges a request before its client is told to send the body, and answers any other
+// expectation itself (Node would send 100 Continue, or a bare 417).
+server.on("checkContinue", app);
+server.on("checkExpectation", app);
 
 server.listen({ port: config.PORT, host: config.HOST }, () => {
   const address = server.address();
@@ -57,9 +64,11 @@ server.listen({ port: config.PORT, host: config.HOST }, () => {
   process.send?.({ type: "listening", port });
 });
 
+let shuttingDown = false;
+
 function shutdown(signal: NodeJS.Signals) {
-  if (state.shuttingDown) return;
-  state.shuttingDown = true;
+  if (shuttingDown) return;
+  shuttingDown = true;
   logger.info({ signal }, "shutting down: finishing in-flight requests");
   const deadline = setTimeout(() => {
     logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: closing remaining connections");
@@ -71,7 +80,7 @@ function shutdown(signal: NodeJS.Signals) {
     logger.info("stopped");
     process.exit(0);
   });
-  server.closeIdleConnections();
+  drain.start(server);
 }
 
 process.on("SIGTERM", shutdown);

@@ -4,35 +4,33 @@ import type {
   Response as ExpressResponse,
 } from "express";
 import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
-import { HttpError } from "./http-error";
+import { readBody } from "./read-body";
 
 type Options = {
   build: ServerBuild;
   mode: string;
   bodyLimitBytes: number;
-  /** The scheme and host the app answers for, which Remix sees as the request's own. */
-  getOrigin: (req: ExpressRequest) => string;
   getLoadContext?: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
 };
 
 /**
  * Hands an Express request to Remix and writes Remix's answer back. The server owns this
- * conversion (rather than @remix-run/express) so the edge decides what reaches Remix.
+ * conversion (rather than @remix-run/express) so the edge decides what reaches Remix: the
+ * origin it decided, and the headers as it checked them.
  */
-export function createRemixHandler({
-  build,
-  mode,
-  bodyLimitBytes,
-  getOrigin,
-  getLoadContext,
-}: Options): ExpressHandler {
+export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): ExpressHandler {
   const handleRequest = createRequestHandler(build, mode);
   return async (req, res, next) => {
     try {
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
       const body = hasBody ? await readBody(req, bodyLimitBytes) : undefined;
-      const request = createFetchRequest(req, res, getOrigin(req), body);
+      const request = createFetchRequest(req, res, body);
       const response = await handleRequest(request, getLoadContext?.(req, res));
+      // The visitor left while Remix worked: its answer (a 500 for the aborted work) has no one to go to.
+      if (request.signal.aborted) {
+        void response.body?.cancel().catch(() => {});
+        return void res.destroy();
+      }
       await sendFetchResponse(res, response);
     } catch (error) {
       next(error);
@@ -40,44 +38,17 @@ export function createRemixHandler({
   };
 }
 
-/**
- * Reads the whole body, refusing it with 413 at the byte that crosses the limit (the edge has
- * already refused a declared Content-Length over it). The rest of a refused body is left
- * flowing, so the error page can be sent before the connection goes.
- */
-function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off("data", onData).off("end", onEnd);
-      chunks.length = 0;
-      reject(new HttpError("PAYLOAD_TOO_LARGE"));
-    };
-    const onEnd = () => {
-      const body = Buffer.concat(chunks);
-      resolve(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
-    };
-    req.on("data", onData).on("end", onEnd).once("error", reject);
-  });
-}
+function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
+  // The origin the edge decided, with the path appended, not resolved: a path such as
+  // //other.example/ must not change the host.
+  const url = new URL(res.locals.origin + req.originalUrl);
 
-function createFetchRequest(
-  req: ExpressRequest,
-  res: ExpressResponse,
-  origin: string,
-  body: Uint8Array<ArrayBuffer> | undefined,
-): Request {
-  // Appended, not resolved: a path such as //other.example/ must not change the host.
-  const url = new URL(origin + req.originalUrl);
-
+  // Node's view of the headers, the one the edge judged (a repeated header reads as Node reads it).
   const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.append(name, value);
+    else for (const item of value ?? []) headers.append(name, item);
   }
-  headers.set("x-request-id", String(req.headers["x-request-id"]));
   // The edge has already compared Origin with this origin; Remix's own check must agree.
   headers.set("host", url.host);
   headers.delete("x-forwarded-host");
@@ -97,54 +68,31 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
   if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
   if (response.body) {
-    await writeBody(res, response.body);
+    // A body of known length (a whole document) is complete as it is; only a stream needs each
+    // chunk pushed through compression at once.
+    await writeBody(res, response.body, !response.headers.has("Content-Length"));
   } else {
     res.end();
   }
 }
 
-/**
- * Sends what the body has ready by the end of this turn of the event loop in one write, with its
- * length when that is all of it (every document without deferred data); a body still open after
- * that streams each chunk as it comes, flushed through compression.
- */
-async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>) {
+/** Streams the body; a whole document comes as one chunk with its length (app/entry.server.tsx). */
+async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>, flushEachChunk: boolean) {
   const reader = body.getReader();
-  let ready: Uint8Array[] = [];
-  let streaming = false;
-  const startStreaming = () => {
-    streaming = true;
-    if (ready.length > 0) writeChunk(res, join(ready));
-    ready = [];
-  };
-  const turnEnd = setImmediate(startStreaming);
   const cancel = () => void reader.cancel().catch(() => {});
   res.once("close", cancel);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (streaming) writeChunk(res, value);
-      else ready.push(value);
+      res.write(value);
+      if (flushEachChunk) (res as ExpressResponse & { flush?: () => void }).flush?.();
     }
-    clearImmediate(turnEnd);
-    if (streaming) return void res.end();
-    const whole = join(ready);
-    res.setHeader("Content-Length", whole.byteLength);
-    res.end(whole);
+    res.end();
   } catch (error) {
-    clearImmediate(turnEnd);
     res.destroy(error as Error);
     throw error;
   } finally {
     res.off("close", cancel);
   }
-}
-
-// A whole document arrives as one chunk: send it as it is rather than copy it.
-const join = (chunks: Uint8Array[]) => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-
-function writeChunk(res: ExpressResponse, chunk: Uint8Array) {
-  res.write(chunk);
-  (res as ExpressResponse & { flush?: () => void }).flush?.();
 }

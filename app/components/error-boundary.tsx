@@ -1,4 +1,5 @@
 import { isRouteErrorResponse, Link, useRouteError } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/lib/errors";
 
 /**
@@ -21,13 +22,33 @@ export function ErrorPage({
   status: number;
   error?: CatalogueError;
 }) {
+  return <ErrorView status={status} error={error} HomeLink={AppHomeLink} />;
+}
+
+type HomeLinkProps = { children: ReactNode };
+
+const AppHomeLink = ({ children }: HomeLinkProps) => <Link to="/">{children}</Link>;
+
+/**
+ * The error's markup, shared with the pages the server sends before Remix runs, which link home
+ * with a plain anchor.
+ */
+export function ErrorView({
+  status,
+  error,
+  HomeLink,
+}: {
+  status: number;
+  error: CatalogueError;
+  HomeLink: (props: HomeLinkProps) => ReactNode;
+}) {
   return (
     <section className="error" aria-labelledby="error-title">
       <p className="error-status">Error {status}</p>
       <h1 id="error-title">{error.title}</h1>
       <p>{error.message}</p>
       <p>
-        <Link to="/">Go to the home page</Link>
+        <HomeLink>Go to the home page</HomeLink>
       </p>
     </section>
   );

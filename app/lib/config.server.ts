@@ -57,6 +57,8 @@ const EnvSchema = z.object({
     .transform((value) => value === "true"),
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
+  FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {

@@ -34,15 +34,35 @@ export const errorCatalogue = {
     title: "Request timed out",
     message: "Your request took too long to arrive. Try again.",
   },
+  PRECONDITION_FAILED: {
+    status: 412,
+    title: "Version changed",
+    message: "The file no longer matches the version your request asked for. Load it again.",
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     title: "Too much data",
     message: "What you sent is larger than this site accepts.",
   },
+  URI_TOO_LONG: {
+    status: 414,
+    title: "Address too long",
+    message: "The address you asked for is longer than this site accepts. Check it and try again.",
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     title: "Unsupported format",
     message: "What you sent is in a format this address does not accept.",
+  },
+  RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    title: "Range not available",
+    message: "The part of the file your request asked for does not exist.",
+  },
+  EXPECTATION_FAILED: {
+    status: 417,
+    title: "Expectation not supported",
+    message: "Your request asked for handling this site does not offer.",
   },
   HEADERS_TOO_LARGE: {
     status: 431,

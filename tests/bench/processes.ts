@@ -17,17 +17,17 @@ export type Service = {
 
 /**
  * Starts a server process whose output is discarded (as a production log shipper would take it
- * off the box) and waits until `readyPath` answers 200.
+ * off the box) and waits until `readyPath` answers 200. `cwd` holds the build it serves.
  */
 export async function startService(
   name: string,
   args: string[],
   env: Record<string, string> = {},
-  readyPath = "/",
+  { readyPath = "/", cwd = projectRoot } = {},
 ): Promise<Service> {
   const port = await getFreePort();
   const child = spawn(process.execPath, args, {
-    cwd: projectRoot,
+    cwd,
     env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -78,17 +78,21 @@ export function percentile(values: number[], p: number): number {
 
 export const BENCH_SESSION_SECRET = "bench-secret-that-is-at-least-32-characters";
 
-export const productionServer = (env: Record<string, string> = {}) =>
-  startService("production", ["build/server.js"], {
+export const productionServer = (env: Record<string, string> = {}, name = "production") =>
+  startService(name, ["build/server.js"], {
     SESSION_SECRET: BENCH_SESSION_SECRET,
     RATE_LIMIT_PER_MINUTE: "0",
     ...env,
   });
 
-export const stockServer = (name = "remix-serve") =>
-  startService(name, ["node_modules/@remix-run/serve/dist/cli.js", "build/index.js"], {
-    SESSION_SECRET: BENCH_SESSION_SECRET,
-  });
+/** `remix-serve build/index.js` run in `cwd`, which holds the build (and the `public/` it serves). */
+export const remixServe = (name: string, cwd = projectRoot) =>
+  startService(
+    name,
+    [path.join(projectRoot, "node_modules/@remix-run/serve/dist/cli.js"), "build/index.js"],
+    { SESSION_SECRET: BENCH_SESSION_SECRET },
+    { cwd },
+  );
 
 /** The theme form posted as a browser without JavaScript posts it (same-origin, URL-encoded). */
 export function postThemeForm(service: Service, theme: string) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
+import { getHeading, parseHtml } from "../support/html";
 import { buildUpstreamApp, upstreamAppBuild as fixtureBuild } from "../support/upstream-app";
 
 // The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
@@ -27,8 +28,9 @@ async function expectCataloguePage(response: Response, code: ErrorCode) {
   const { status, title, message } = errorCatalogue[code];
   expect(response.status).toBe(status);
   const html = await response.text();
-  expect(html).toContain('<header class="site-header">');
-  expect(html).toContain(`<h1 id="error-title">${title}</h1>`);
+  const page = parseHtml(html);
+  expect(page.querySelector("header.site-header")).not.toBeNull();
+  expect(page.querySelector("main h1")?.textContent).toBe(title);
   expect(html).toContain(message);
   expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
 }
@@ -40,7 +42,7 @@ describe("a loader making a call", () => {
       headers: { "x-request-id": "page-1" },
     });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain("<h1>From upstream</h1>");
+    expect(getHeading(await response.text())).toBe("From upstream");
     expect(upstream.received).toHaveLength(1);
     expect(upstream.received[0]).toMatchObject({ method: "GET", url: "/things/a%20b?q=x%26y" });
     expect(upstream.received[0]!.headers["x-request-id"]).toBe("page-1");
@@ -153,7 +155,7 @@ describe("a page with deferred data", () => {
 
     answer();
     await ended;
-    expect(body).toContain("<h1>Arrived later</h1>");
+    expect(getHeading(body)).toBe("Arrived later");
     expect(body).toContain("</html>");
   });
 
@@ -167,7 +169,7 @@ describe("a page with deferred data", () => {
     });
     const html = await response.text();
     expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(html)));
-    expect(html).toContain("<h1>Finished</h1>");
+    expect(getHeading(html)).toBe("Finished");
   });
 });
 

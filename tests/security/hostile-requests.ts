@@ -30,6 +30,13 @@ function form(headers: string[], requestLine?: string) {
 
 const bare = (raw: string) => () => raw;
 
+/** A form post whose 1 MB body comes in 1-byte chunks: 6 MB on the wire, a million pieces. */
+export const oneByteChunks = http(
+  "POST /preferences/theme HTTP/1.1",
+  [`Content-Type: ${FORM}`, "Transfer-Encoding: chunked"],
+  "1\r\na\r\n".repeat(1_000_000) + "0\r\n\r\n",
+);
+
 export const hostileCases: HostileCase[] = [
   // Host
   {
@@ -159,6 +166,17 @@ export const hostileCases: HostileCase[] = [
     request: http("GET /\u00e9 HTTP/1.1"),
     status: 400,
     page: "BAD_REQUEST",
+  },
+  {
+    name: "a path of 33 segments",
+    request: http(`GET /${"a/".repeat(33)} HTTP/1.1`),
+    status: 414,
+    page: "URI_TOO_LONG",
+  },
+  {
+    name: "a path of 32 segments (a 404 page)",
+    request: http(`GET /${"a/".repeat(32)} HTTP/1.1`),
+    status: 404,
   },
   { name: "path traversal", request: http("GET /../../etc/passwd HTTP/1.1"), status: 404 },
   {
@@ -342,6 +360,175 @@ export const hostileCases: HostileCase[] = [
     ),
     status: 400,
     page: "BAD_REQUEST",
+  },
+  // Single-value headers sent twice: Node keeps one, a proxy may have acted on the other
+  {
+    name: "two Content-Types (URL-encoded, then multipart)",
+    request: post(
+      [`Content-Type: ${FORM}`, "Content-Type: multipart/form-data; boundary=x"],
+      "--x\r\nContent-Disposition: form-data; name=theme\r\n\r\ndark\r\n--x--\r\n",
+      "POST /preferences/theme HTTP/1.1",
+    ),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Content-Types (multipart, then URL-encoded)",
+    request: post(["Content-Type: multipart/form-data; boundary=x", `Content-Type: ${FORM}`], "theme=dark"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Origins",
+    request: (host) => form([`Origin: http://${host}`, `Origin: http://${host}`])(host),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Content-Lengths that agree",
+    request: http(
+      "POST / HTTP/1.1",
+      [`Content-Type: ${FORM}`, "Content-Length: 3", "Content-Length: 3"],
+      "a=1",
+    ),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Authorization headers",
+    request: http("GET / HTTP/1.1", ["Authorization: Basic YTpi", "Authorization: Basic Yzpk"]),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Sec-Fetch-Site headers",
+    request: form(["Sec-Fetch-Site: same-origin", "Sec-Fetch-Site: cross-site"]),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Range headers",
+    request: http("GET /favicon.svg HTTP/1.1", ["Range: bytes=0-1", "Range: bytes=2-3"]),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Expect headers",
+    request: http("GET / HTTP/1.1", ["Expect: 100-continue", "Expect: 100-continue"]),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Cookie headers (allowed)",
+    request: http("GET / HTTP/1.1", ["Cookie: a=1", "Cookie: b=2"]),
+    status: 200,
+  },
+  {
+    name: "two Accept headers (a list, allowed)",
+    request: http("GET / HTTP/1.1", ["Accept: text/html", "Accept: */*"]),
+    status: 200,
+  },
+  // Body framing: a plain length, or chunked alone
+  {
+    name: "Transfer-Encoding: gzip, chunked",
+    request: http(
+      "POST / HTTP/1.1",
+      [`Content-Type: ${FORM}`, "Transfer-Encoding: gzip, chunked"],
+      "0\r\n\r\n",
+    ),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "Transfer-Encoding: identity",
+    request: http("POST / HTTP/1.1", [`Content-Type: ${FORM}`, "Transfer-Encoding: identity"], "a=1"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "Transfer-Encoding: chunked, identity",
+    request: http(
+      "POST / HTTP/1.1",
+      [`Content-Type: ${FORM}`, "Transfer-Encoding: chunked, identity"],
+      "0\r\n\r\n",
+    ),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "two Transfer-Encoding: chunked",
+    request: http(
+      "POST / HTTP/1.1",
+      [`Content-Type: ${FORM}`, "Transfer-Encoding: chunked", "Transfer-Encoding: chunked"],
+      "0\r\n\r\n",
+    ),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "Transfer-Encoding: CHUNKED (reaches Remix)",
+    request: http(
+      "POST / HTTP/1.1",
+      [`Content-Type: ${FORM}`, "Transfer-Encoding: CHUNKED"],
+      "3\r\na=1\r\n0\r\n\r\n",
+    ),
+    status: 405,
+    allow: REMIX_405,
+  },
+  {
+    name: "a gzip-encoded form body",
+    request: post([`Content-Type: ${FORM}`, "Content-Encoding: gzip"], "\u001f\u008b\u0008\u0000"),
+    status: 415,
+    page: "UNSUPPORTED_MEDIA_TYPE",
+  },
+  {
+    name: "Content-Encoding: identity (reaches Remix)",
+    request: post([`Content-Type: ${FORM}`, "Content-Encoding: identity"]),
+    status: 405,
+    allow: REMIX_405,
+  },
+  // Expectations
+  {
+    name: "Expect: something else",
+    request: http("GET / HTTP/1.1", ["Expect: something-else"]),
+    status: 417,
+    page: "EXPECTATION_FAILED",
+  },
+  {
+    name: "Expect: 100-continue, and more",
+    request: form(["Expect: 100-continue, something-else"]),
+    status: 417,
+    page: "EXPECTATION_FAILED",
+  },
+  {
+    name: "Expect on HTTP/1.0",
+    request: http("GET / HTTP/1.0", ["Expect: something-else"]),
+    status: 417,
+    page: "EXPECTATION_FAILED",
+  },
+  // Static files
+  {
+    name: "a Range past the end of a file",
+    request: http("GET /favicon.svg HTTP/1.1", ["Range: bytes=99999-"]),
+    status: 416,
+    page: "RANGE_NOT_SATISFIABLE",
+  },
+  {
+    name: "an If-Match no version matches",
+    request: http("GET /favicon.svg HTTP/1.1", ['If-Match: "nope"']),
+    status: 412,
+    page: "PRECONDITION_FAILED",
+  },
+  {
+    name: "an If-Unmodified-Since long past",
+    request: http("GET /favicon.svg HTTP/1.1", ["If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT"]),
+    status: 412,
+    page: "PRECONDITION_FAILED",
+  },
+  {
+    name: "a satisfiable Range",
+    request: http("GET /favicon.svg HTTP/1.1", ["Range: bytes=0-9"]),
+    status: 206,
   },
   // Malformed messages and headers
   {

@@ -23,7 +23,11 @@ export type ServerProcess = {
 
 export type RunningServer = ServerProcess & { url: string; port: number };
 
-type Options = { cwd?: string };
+type Options = {
+  cwd?: string;
+  /** Node's arguments, when the process to run is not the built server (a test fixture). */
+  args?: string[];
+};
 
 type Env = Record<string, string>;
 
@@ -32,8 +36,11 @@ type Env = Record<string, string>;
  * `cwd` is where it finds the Remix build (`build/index.js`) and `public/`. The IPC channel
  * carries the server's readiness message.
  */
-export function spawnServer(env: Env = {}, { cwd = projectRoot }: Options = {}): ServerProcess {
-  const child = spawn(process.execPath, [path.join(projectRoot, "build/server.js")], {
+export function spawnServer(
+  env: Env = {},
+  { cwd = projectRoot, args = [path.join(projectRoot, "build/server.js")] }: Options = {},
+): ServerProcess {
+  const child = spawn(process.execPath, args, {
     cwd,
     env: {
       NODE_ENV: "production",

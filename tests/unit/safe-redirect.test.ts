@@ -44,3 +44,20 @@ describe("getSafeRedirect", () => {
     expect(getSafeRedirect("//evil.example", "/home")).toBe("/home");
   });
 });
+
+describe("getSafeRedirect's normalisation", () => {
+  it.each([
+    ["/\u3002/evil.example", "/%E3%80%82/evil.example"],
+    ["/\uff0f\uff0fevil.example", "/%EF%BC%8F%EF%BC%8Fevil.example"],
+    ["/\u{1f600}", "/%F0%9F%98%80"],
+    ["/caf\u00e9", "/caf%C3%A9"],
+    ["/a/../b", "/b"],
+    ["/..//evil.example", "/evil.example"],
+    ["/a//b?c=//d", "/a/b?c=//d"],
+    [`/${"a".repeat(2_047)}`, `/${"a".repeat(2_047)}`],
+    [`/${"a".repeat(2_048)}`, "/"],
+    [`/${"\u00e9".repeat(400)}`, "/"],
+  ])("turns %j into %j", (to, expected) => {
+    expect(getSafeRedirect(to)).toBe(expected);
+  });
+});

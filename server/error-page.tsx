@@ -1,31 +1,44 @@
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
+import { renderToStaticMarkup } from "react-dom/server";
+import { ErrorView } from "~/components/error-boundary";
 import { APP_NAME } from "~/lib/constants";
-import { getError, type ErrorCode } from "~/lib/errors";
+import { getError, type CatalogueError, type ErrorCode } from "~/lib/errors";
+
+const renderedPages = new Map<ErrorCode, string>();
 
 /**
- * A complete HTML document for a refusal the server makes itself, before Remix runs: the
- * catalogue's words and a way home, nothing from the request. No inline style or script, so
- * it passes the Content-Security-Policy as it is.
+ * A complete HTML document for a refusal the server makes itself, before Remix runs: the app's
+ * error view with the catalogue's words, nothing from the request. No inline style or script,
+ * so it passes the Content-Security-Policy as it is. Each page is rendered once.
  */
 export function renderErrorPage(code: ErrorCode) {
-  const { status, title, message } = getError(code);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · ${APP_NAME}</title>
-</head>
-<body>
-<main id="main">
-<p>Error ${status}</p>
-<h1>${title}</h1>
-<p>${message}</p>
-<p><a href="/">Go to the home page</a></p>
-</main>
-</body>
-</html>
-`;
+  let page = renderedPages.get(code);
+  if (page === undefined) {
+    page = "<!DOCTYPE html>\n" + renderToStaticMarkup(<ErrorDocument error={getError(code)} />);
+    renderedPages.set(code, page);
+  }
+  return page;
+}
+
+function ErrorDocument({ error }: { error: CatalogueError }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${error.title} · ${APP_NAME}`}</title>
+      </head>
+      <body>
+        <main id="main">
+          <ErrorView
+            status={error.status}
+            error={error}
+            HomeLink={({ children }) => <a href="/">{children}</a>}
+          />
+        </main>
+      </body>
+    </html>
+  );
 }
 
 /** Answers with the catalogue's error page; refusals are never cached. */

@@ -1,0 +1,103 @@
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import autocannon from "autocannon";
+import { median, percentile, postThemeForm, startService, type Service } from "./processes";
+
+/** What a browser sends for a page; with and without the `Accept-Encoding` every browser sends. */
+const BROWSER_HEADERS = {
+  "user-agent":
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+};
+export const SERIES = [
+  { name: "plain", title: "without compression", headers: BROWSER_HEADERS },
+  {
+    name: "gzip/br",
+    title: "Accept-Encoding: gzip, br (as browsers send it)",
+    headers: { ...BROWSER_HEADERS, "accept-encoding": "gzip, br" },
+  },
+] as const;
+export type Series = (typeof SERIES)[number];
+
+export type Sample = { rps: number; p50: number; p99: number; cpuMsPerRequest: number; errors: number };
+
+/** CPU time the process has used (user + system), in ms, from /proc: unlike req/s, steady on a shared host. */
+function cpuMs(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
+}
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export async function load(service: Service, series: Series, seconds: number, connections: number) {
+  const cpuBefore = cpuMs(service.child.pid!);
+  const result = await autocannon({
+    url: `${service.url}/`,
+    headers: series.headers,
+    connections,
+    duration: seconds,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuMsPerRequest: (cpuMs(service.child.pid!) - cpuBefore) / result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+  } satisfies Sample;
+}
+
+/** How the home page goes over the wire for one series: its encoding, size and framing. */
+export function describeAnswer(service: Service, series: Series): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http.get(`${service.url}/`, { headers: series.headers }, (response) => {
+      let bytes = 0;
+      response.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      response.on("end", () => {
+        const { "content-encoding": encoding = "identity", "content-length": length } = response.headers;
+        const framing = length ? "length" : "chunked";
+        resolve(`${response.statusCode} ${encoding} ${(bytes / 1024).toFixed(1)} KB ${framing}`);
+      });
+      response.on("error", reject);
+    });
+  });
+}
+
+/** `node:http` answering with the bytes `source` sends for the home page, brotli'd once at start. */
+export async function startCeiling(source: Service): Promise<Service> {
+  const home = await fetch(`${source.url}/`, { headers: BROWSER_HEADERS });
+  const code = `
+    const zlib = require("node:zlib");
+    const plain = Buffer.from(process.env.BODY, "utf8");
+    const brotli = zlib.brotliCompressSync(plain, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } });
+    require("node:http").createServer((req, res) => {
+      const br = /\\bbr\\b/.test(req.headers["accept-encoding"] ?? "");
+      const body = br ? brotli : plain;
+      res.writeHead(200, { "content-type": process.env.CONTENT_TYPE, "content-length": body.length,
+        ...(br ? { "content-encoding": "br" } : {}) });
+      res.end(body);
+    }).listen(Number(process.env.PORT), "127.0.0.1");`;
+  return startService("node:http", ["--input-type=commonjs", "-e", code], {
+    BODY: await home.text(),
+    CONTENT_TYPE: home.headers.get("content-type")!,
+  });
+}
+
+/** POST the theme form as a browser without JavaScript does, follow the 303, GET the page. */
+export async function formRoundTrips(service: Service, count: number) {
+  const times: number[] = [];
+  let failures = 0;
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    const post = await postThemeForm(service, i % 2 ? "dark" : "light");
+    await post.arrayBuffer();
+    const cookies = post.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const location = post.headers.get("location") ?? "/";
+    const page = await fetch(new URL(location, service.url), { headers: { cookie: cookies } });
+    await page.arrayBuffer();
+    if (post.status !== 303 || page.status !== 200) failures++;
+    times.push(performance.now() - start);
+  }
+  return { median: median(times), p95: percentile(times, 95), failures };
+}
