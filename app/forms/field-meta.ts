@@ -15,11 +15,14 @@ export type FieldMeta = {
   key?: string;
 };
 
-export function getAriaProps(meta: FieldMeta, hint: ReactNode) {
+/** A control's name, id and the aria attributes that tie it to its hint and error. */
+export function getControlProps(meta: FieldMeta, hint: ReactNode) {
   const describedBy = [hint ? meta.descriptionId : null, meta.errors?.length ? meta.errorId : null]
     .filter(Boolean)
     .join(" ");
   return {
+    id: meta.id,
+    name: meta.name,
     "aria-invalid": meta.errors?.length ? true : undefined,
     "aria-describedby": describedBy || undefined,
   };

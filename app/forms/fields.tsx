@@ -1,19 +1,20 @@
 import type { ReactNode } from "react";
-import { getAriaProps, getInitialString, type FieldMeta } from "./field-meta";
+import { getControlProps, getInitialString, type FieldMeta } from "./field-meta";
 
 type Option = { value: string; label: string };
 
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
 
-export function FieldHint({ id, children }: { id: string; children: ReactNode }) {
+function FieldHint({ meta, hint }: { meta: FieldMeta; hint?: ReactNode }) {
+  if (!hint) return null;
   return (
-    <p id={id} className="field-hint">
-      {children}
+    <p id={meta.descriptionId} className="field-hint">
+      {hint}
     </p>
   );
 }
 
-export function FieldError({ meta }: { meta: FieldMeta }) {
+function FieldError({ meta }: { meta: FieldMeta }) {
   if (!meta.errors?.length) return null;
   return (
     <p id={meta.errorId} className="field-error">
@@ -27,7 +28,7 @@ function Field({ meta, label, hint, children }: FieldProps & { children: ReactNo
   return (
     <div className="field">
       <label htmlFor={meta.id}>{label}</label>
-      {hint ? <FieldHint id={meta.descriptionId}>{hint}</FieldHint> : null}
+      <FieldHint meta={meta} hint={hint} />
       {children}
       <FieldError meta={meta} />
     </div>
@@ -50,13 +51,11 @@ export function TextField({
     <Field {...props}>
       <input
         key={meta.key}
-        id={meta.id}
-        name={meta.name}
         type={type}
         inputMode={inputMode}
         autoComplete={autoComplete}
         defaultValue={getInitialString(meta)}
-        {...getAriaProps(meta, hint)}
+        {...getControlProps(meta, hint)}
       />
     </Field>
   );
@@ -68,11 +67,9 @@ export function TextareaField({ rows = 5, ...props }: FieldProps & { rows?: numb
     <Field {...props}>
       <textarea
         key={meta.key}
-        id={meta.id}
-        name={meta.name}
         rows={rows}
         defaultValue={getInitialString(meta)}
-        {...getAriaProps(meta, hint)}
+        {...getControlProps(meta, hint)}
       />
     </Field>
   );
@@ -86,13 +83,7 @@ export function SelectField({
   const { meta, hint } = props;
   return (
     <Field {...props}>
-      <select
-        key={meta.key}
-        id={meta.id}
-        name={meta.name}
-        defaultValue={getInitialString(meta) ?? ""}
-        {...getAriaProps(meta, hint)}
-      >
+      <select key={meta.key} defaultValue={getInitialString(meta) ?? ""} {...getControlProps(meta, hint)}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -111,38 +102,35 @@ export function CheckboxField({ meta, label, hint }: FieldProps) {
       <div className="choice">
         <input
           key={meta.key}
-          id={meta.id}
-          name={meta.name}
           type="checkbox"
           defaultChecked={meta.initialValue === "on"}
-          {...getAriaProps(meta, hint)}
+          {...getControlProps(meta, hint)}
         />
         <label htmlFor={meta.id}>{label}</label>
       </div>
-      {hint ? <FieldHint id={meta.descriptionId}>{hint}</FieldHint> : null}
+      <FieldHint meta={meta} hint={hint} />
       <FieldError meta={meta} />
     </div>
   );
 }
 
-/** Radio buttons for one of a few choices; the first one carries the field's id for the summary's link. */
+/** Radio buttons for one of a few choices; the first carries the field's id, for the summary's link. */
 export function RadioGroupField({ meta, label, hint, options }: FieldProps & { options: readonly Option[] }) {
   const checked = getInitialString(meta);
   return (
     <fieldset className="field" key={meta.key}>
       <legend>{label}</legend>
-      {hint ? <FieldHint id={meta.descriptionId}>{hint}</FieldHint> : null}
+      <FieldHint meta={meta} hint={hint} />
       {options.map((option, index) => {
         const id = index === 0 ? meta.id : `${meta.id}-${option.value}`;
         return (
           <div className="choice" key={option.value}>
             <input
-              id={id}
               type="radio"
-              name={meta.name}
               value={option.value}
               defaultChecked={checked === option.value}
-              {...getAriaProps(meta, hint)}
+              {...getControlProps(meta, hint)}
+              id={id}
             />
             <label htmlFor={id}>{option.label}</label>
           </div>
