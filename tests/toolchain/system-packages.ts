@@ -45,11 +45,8 @@ export function getSetupPlan(
   const names = missing.map((pkg) => pkg.name);
   const overridden = missing.filter((pkg) => process.env[pkg.override]);
   if (overridden.length > 0) {
-    const variables = overridden.map((pkg) => pkg.override).join(", ");
-    return {
-      action: "stop",
-      line: `npm test needs ${describeMissing(missing)}: point ${variables} at it, or unset it.`,
-    };
+    const settings = overridden.map((pkg) => `${pkg.override}=${process.env[pkg.override]}`).join(", ");
+    return { action: "stop", line: `${settings} names no file: point it at the binary, or unset it.` };
   }
   if (isRoot && hasAptGet) {
     const what = missing.map((pkg) => pkg.neededBy).join(" and ");

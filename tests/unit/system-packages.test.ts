@@ -37,7 +37,7 @@ describe("the system packages npm test needs", () => {
     process.env.NGINX_PATH = "/nowhere/nginx";
     expect(getSetupPlan([nginx], { isRoot: true, hasAptGet: true })).toEqual({
       action: "stop",
-      line: "npm test needs /nowhere/nginx (the scale-out test): point NGINX_PATH at it, or unset it.",
+      line: "NGINX_PATH=/nowhere/nginx names no file: point it at the binary, or unset it.",
     });
     expect(() => requireSystemBinary("nginx-light")).toThrow(
       "/nowhere/nginx (the scale-out test) not found: `npm test` installs it or says how (or set NGINX_PATH).",
