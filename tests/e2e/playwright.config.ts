@@ -1,12 +1,7 @@
-import { existsSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
+import { requireSystemBinary } from "../toolchain/system-packages";
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(chromiumPath)) {
-  throw new Error(
-    `Chromium not found at ${chromiumPath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH.`,
-  );
-}
+const chromiumPath = requireSystemBinary("chromium");
 
 export default defineConfig({
   testDir: ".",

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { requireSystemBinary } from "../toolchain/system-packages";
 import { getFreePort } from "./ports";
-
-const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
 
 export type LoadBalancer = { url: string; stop: () => Promise<void> };
 
@@ -14,11 +13,7 @@ export type LoadBalancer = { url: string; stop: () => Promise<void> };
  * when one refuses the connection or is going away.
  */
 export async function startNginx(upstreamPorts: number[]): Promise<LoadBalancer> {
-  if (!existsSync(NGINX)) {
-    throw new Error(
-      `nginx not found at ${NGINX}: install it (apt-get install -y nginx-light) or set NGINX_PATH.`,
-    );
-  }
+  const nginx = requireSystemBinary("nginx-light");
   const port = await getFreePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "nginx-"));
   // nginx's workers may run as another user than the test (root starts them as nobody).
@@ -53,7 +48,7 @@ http {
   const configPath = path.join(dir, "nginx.conf");
   writeFileSync(configPath, config);
   const child: ChildProcess = spawn(
-    NGINX,
+    nginx,
     ["-p", dir, "-c", configPath, "-e", path.join(dir, "error.log"), "-g", "daemon off;"],
     {
       stdio: ["ignore", "ignore", "pipe"],

@@ -1,0 +1,211 @@
+// Replays the Dockerfile without an engine: each stage is a folder standing for its file system,
+// its base image is the pinned Node (and npm), RUN runs there, COPY copies between folders, and
+// the last stage's CMD and HEALTHCHECK run as an unprivileged user.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createDockerignore,
+  getCommand,
+  getEnv,
+  getOptions,
+  readDockerfile,
+  type Stage,
+} from "../support/dockerfile";
+import { APP_NAME } from "../../app/lib/constants";
+import { getFreePort } from "../support/ports";
+import { projectRoot } from "../support/server";
+import { getImageNode, getImageNpm } from "../toolchain/image-node";
+
+// Only what reaching the registry needs on this machine; a docker build has nothing else.
+const hostVariables = [
+  "HOME",
+  "NODE_EXTRA_CA_CERTS",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+];
+
+type Container = {
+  root: string;
+  workdir: string;
+  env: NodeJS.ProcessEnv;
+  cmd: string[];
+  healthcheck: string[];
+};
+
+const at = (root: string, file: string) => path.join(root, path.posix.resolve("/", file));
+
+/** The build context: tracked and new files of the working tree, less what .dockerignore keeps out. */
+function createContext(dir: string) {
+  const ignored = createDockerignore(readFileSync(path.join(projectRoot, ".dockerignore"), "utf8"));
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: projectRoot,
+    encoding: "utf8",
+  }).split("\0");
+  for (const file of files)
+    if (file && !ignored(file) && existsSync(path.join(projectRoot, file)))
+      cpSync(path.join(projectRoot, file), path.join(dir, file));
+}
+
+function replayStage(stage: Stage, root: string, roots: Record<string, string>, context: string): Container {
+  const bin = at(root, "/usr/local/bin");
+  mkdirSync(bin, { recursive: true });
+  cpSync(getImageNode(), path.join(bin, "node"));
+  symlinkSync(getImageNpm(), path.join(bin, "npm"));
+  // Remix's globals declare NODE_ENV always set; a stage has only what its ENV lines say.
+  const container: Container = { root, workdir: "/", env: {} as NodeJS.ProcessEnv, cmd: [], healthcheck: [] };
+  const getEnvironment = () => ({
+    ...Object.fromEntries(
+      hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+    ),
+    ...container.env,
+    PATH: [bin, "/usr/bin", "/bin"].join(path.delimiter),
+  });
+  for (const { keyword, args } of stage.instructions) {
+    if (keyword === "WORKDIR") {
+      container.workdir = path.posix.resolve(container.workdir, args);
+      mkdirSync(at(root, container.workdir), { recursive: true });
+    } else if (keyword === "ENV") {
+      Object.assign(container.env, getEnv(args));
+    } else if (keyword === "COPY") {
+      const { options, rest } = getOptions(args);
+      const sources = rest.split(/\s+/);
+      const destination = sources.pop()!;
+      for (const source of sources) {
+        const from = options.from ? at(roots[options.from]!, source) : path.join(context, source);
+        const to = at(root, path.posix.resolve(container.workdir, destination));
+        const intoFolder = destination.endsWith("/") && !statSync(from).isDirectory();
+        cpSync(from, intoFolder ? path.join(to, path.basename(from)) : to, {
+          recursive: true,
+          verbatimSymlinks: true,
+        });
+      }
+    } else if (keyword === "RUN") {
+      const [command, ...rest] = getCommand(args);
+      const run = spawnSync(command!, rest, {
+        cwd: at(root, container.workdir),
+        env: getEnvironment(),
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      if (run.status !== 0)
+        throw new Error(`RUN ${args} failed (exit ${run.status}):\n${run.stdout}${run.stderr}`);
+    } else if (keyword === "CMD") {
+      container.cmd = getCommand(args);
+    } else if (keyword === "HEALTHCHECK") {
+      container.healthcheck = getCommand(getOptions(args).rest.replace(/^CMD\s+/, ""));
+    } else if (!["USER", "EXPOSE"].includes(keyword)) {
+      throw new Error(`tests/image/recipe.test.ts cannot replay ${keyword} yet.`);
+    }
+  }
+  Object.assign(container.env, { PATH: getEnvironment().PATH });
+  return container;
+}
+
+// The image's `node` user does not exist here: as root, `nobody` plays it; any other user
+// running the tests is unprivileged already and runs the server itself.
+const runAs =
+  process.getuid?.() === 0
+    ? {
+        uid: Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" })),
+        gid: Number(execFileSync("id", ["-g", "nobody"], { encoding: "utf8" })),
+      }
+    : {};
+
+describe("the Dockerfile's recipe", () => {
+  const dockerfile = readDockerfile();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "image-"));
+  let runtime: Container;
+  let server: ChildProcess;
+  let url: string;
+
+  const healthcheck = () =>
+    spawnSync(runtime.healthcheck[0]!, runtime.healthcheck.slice(1), {
+      cwd: at(runtime.root, runtime.workdir),
+      env: runtime.env,
+      timeout: 5_000,
+      ...runAs,
+    }).status;
+
+  beforeAll(async () => {
+    chmodSync(tmp, 0o755);
+    const context = path.join(tmp, "context");
+    createContext(context);
+    const roots: Record<string, string> = {};
+    for (const stage of dockerfile) {
+      roots[stage.name] = path.join(tmp, stage.name);
+      runtime = replayStage(stage, roots[stage.name]!, roots, context);
+    }
+    const port = await getFreePort();
+    runtime.env.PORT = String(port);
+    url = `http://127.0.0.1:${port}`;
+    server = spawn(runtime.cmd[0]!, runtime.cmd.slice(1), {
+      cwd: at(runtime.root, runtime.workdir),
+      env: runtime.env,
+      ...runAs,
+    });
+    for (
+      const deadline = Date.now() + 15_000;
+      !(await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+    ) {
+      if (Date.now() > deadline || server.exitCode !== null)
+        throw new Error("the image's server did not answer within 15 s");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 15 * 60_000);
+
+  afterAll(() => {
+    server?.kill("SIGKILL");
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("ships production dependencies only, and says how much", () => {
+    const workdir = at(runtime.root, runtime.workdir);
+    expect(existsSync(path.join(workdir, "node_modules/express"))).toBe(true);
+    expect(existsSync(path.join(workdir, "node_modules/vitest"))).toBe(false);
+    console.log(execFileSync("du", ["-sh", ...readdirSync(workdir)], { cwd: workdir, encoding: "utf8" }));
+  });
+
+  it("runs the server as an unprivileged user, and its HEALTHCHECK passes", () => {
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1];
+    expect(uid).not.toBe("0");
+    expect(healthcheck()).toBe(0);
+  });
+
+  it("renders the home page and serves its scripts", async () => {
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`<h1>${APP_NAME}</h1>`);
+    const script = /"(\/build\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(`${url}${script}`)).status).toBe(200);
+  });
+
+  it("fails the HEALTHCHECK once the server has stopped", async () => {
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(healthcheck()).not.toBe(0);
+  });
+});
