@@ -19,6 +19,32 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // Code that can reach the browser validates with Zod Mini (`import * as z from "zod/mini"`): one
+  // text form's route chunk measured 96 KB gzipped with classic Zod, 23 KB with Mini. Conform's
+  // Zod adapter imports classic Zod too; app/forms/parse-with-schema.ts replaces it.
+  {
+    files: ["app/**/*.{ts,tsx}", "tests/fixtures/upstream-app/app/**/*.{ts,tsx}"],
+    ignores: ["**/*.server.{ts,tsx}"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: ["zod", "zod/v4", "zod/v3"].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message:
+              'Ships classic Zod to the browser: use "zod/mini", or move the schema to a *.server.ts module.',
+          })),
+          patterns: [
+            {
+              group: ["@conform-to/zod", "@conform-to/zod/*"],
+              message: "Imports classic Zod: use parseWithSchema from ~/forms/parse-with-schema.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   { files: ["*.js"], languageOptions: { globals: globals.node } },
   // Playwright fixtures take `{}` when they need no other fixture, and call `use`, which is not React's hook.
   { files: ["tests/e2e/**"], rules: { "no-empty-pattern": "off", "react-hooks/rules-of-hooks": "off" } },

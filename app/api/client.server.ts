@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { getConfig, type Config } from "~/lib/config.server";
 import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
+import { readUpstreamFormErrors } from "./problem-details.server";
 import { buildCallUrl, type Call, type CallInput, type CallResult, type QueryValue } from "./define-call";
 
 type ApiSettings = Pick<
@@ -59,6 +60,11 @@ export async function callApi<C extends Call>(
       IDEMPOTENT.has(call.method) ? RETRY_DELAYS_MS.length : 0,
     );
     if (!response.ok) {
+      // An answer the call shows on its form (define-call.ts `formErrors`) goes back to the action.
+      const formErrors = await readUpstreamFormErrors(call, response.status, () =>
+        readJson(response.clone(), settings.API_MAX_RESPONSE_BYTES, signal),
+      );
+      if (formErrors) throw formErrors;
       await response.body?.cancel();
       throw new UpstreamError(
         getCodeForStatus(call, response.status),

@@ -21,7 +21,20 @@ export type Call<
   response: Result;
   /** The catalogue entry for each upstream 4xx this call expects; any other 4xx is a bad response. */
   errors?: Partial<Record<number, ErrorCode>>;
+  /**
+   * The upstream 4xx answers a write's form shows beside its fields instead of an error page,
+   * each read by its reader (`problemDetails()` for RFC 9457, `formMessage(...)` for a 409; see
+   * `problem-details.server.ts`). `callApi` throws what the reader returns; the action hands it
+   * to the form with `replyWithApiErrors`. An answer its reader cannot read falls back to `errors`.
+   */
+  formErrors?: Partial<Record<number, ReadFormErrors>>;
 };
+
+/** An upstream answer as the form shows it: Conform's `reply({ formErrors, fieldErrors })`. */
+export type FormErrors = { formErrors: string[]; fieldErrors: Record<string, string[]> };
+
+/** Reads an upstream answer's JSON body (undefined when empty or not JSON) into form errors. */
+export type ReadFormErrors = (body: unknown) => FormErrors | undefined;
 
 /** Declares a call to the API once; loaders and actions make it with `callApi`. */
 export function defineCall<

@@ -10,20 +10,19 @@ export type FieldMeta = {
   errorId: string;
   descriptionId: string;
   errors?: string[];
+  /** The form's default value for the field, or what the visitor sent after a rejected post. */
   initialValue?: unknown;
   key?: string;
 };
 
-/** The name of the first field with an error, in the order given. */
-export function getFirstInvalidName(fields: FieldMeta[]) {
-  return fields.find((field) => field.errors?.length)?.name;
-}
-
-export function getAriaProps(meta: FieldMeta, hint: ReactNode) {
+/** A control's name, id and the aria attributes that tie it to its hint and error. */
+export function getControlProps(meta: FieldMeta, hint: ReactNode) {
   const describedBy = [hint ? meta.descriptionId : null, meta.errors?.length ? meta.errorId : null]
     .filter(Boolean)
     .join(" ");
   return {
+    id: meta.id,
+    name: meta.name,
     "aria-invalid": meta.errors?.length ? true : undefined,
     "aria-describedby": describedBy || undefined,
   };

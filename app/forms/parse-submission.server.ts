@@ -1,9 +1,9 @@
 import { INTENT, parse, STATE } from "@conform-to/dom";
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { $ZodType } from "zod/v4/core";
 import { getConfig } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 import { getFieldAllowance } from "./field-allowance.server";
+import { parseWithSchema } from "./parse-with-schema";
 
 // Conform's control fields hold a short JSON instruction, never a form's worth of data; a long
 // one is refused before JSON.parse walks it.
@@ -24,7 +24,7 @@ export async function parseSubmission<Schema extends $ZodType>(request: Request,
   if (countFields(body, maxFields) > maxFields) throw createErrorResponse("PAYLOAD_TOO_LARGE");
   const fields = selectFields(new URLSearchParams(body), schema, maxFields);
   if (!fields || !isReadableByConform(fields, maxFields)) throw createErrorResponse("BAD_REQUEST");
-  return parseWithZod(fields, { schema });
+  return parseWithSchema(fields, schema);
 }
 
 /** Non-empty `&`-separated parts, as URLSearchParams reads them; counting stops past `limit`. */

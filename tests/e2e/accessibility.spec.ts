@@ -1,24 +1,10 @@
-import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "@playwright/test";
+import { blockAppScriptsWithoutJavaScript, expectNoViolations } from "./axe";
 import { expect, test } from "./fixtures";
 import { postTamperedTheme } from "./theme-form";
 
-// axe runs as script, so both projects keep JavaScript on; the "disabled" one blocks the app's
-// own scripts instead, which leaves the server-rendered page exactly as a no-JS browser has it.
 test.use({ javaScriptEnabled: true });
 
-test.beforeEach(async ({ page }, testInfo) => {
-  if (testInfo.project.name === "javascript-disabled") {
-    await page.route("**/build/**/*.js", (route) => route.abort());
-  }
-});
-
-async function expectNoViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target).join(", ")}`)).toEqual(
-    [],
-  );
-}
+test.beforeEach(async ({ page }, testInfo) => blockAppScriptsWithoutJavaScript(page, testInfo));
 
 const cases = [
   { theme: "Light", colorScheme: "dark" },

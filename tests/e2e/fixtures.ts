@@ -1,4 +1,4 @@
-import { test as base, expect } from "@playwright/test";
+import { test as base, expect, type Page } from "@playwright/test";
 
 type Fixtures = {
   /** Console errors and uncaught page errors seen so far on `page`. */
@@ -21,3 +21,12 @@ export const test = base.extend<Fixtures>({
 });
 
 export { expect };
+
+/** Marks the window so a test can tell a full page load (marker gone) from a client-side update. */
+export async function markWindow(page: Page) {
+  await page.evaluate(() => Object.assign(window, { untouchedSinceLoad: true }));
+}
+
+export function isSameWindow(page: Page) {
+  return page.evaluate(() => "untouchedSinceLoad" in window);
+}

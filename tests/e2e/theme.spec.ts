@@ -1,17 +1,9 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, isSameWindow, markWindow, test } from "./fixtures";
 import { postTamperedTheme } from "./theme-form";
 
 const themeControl = (page: Page) => page.getByRole("banner").getByRole("group", { name: "Theme" });
 const root = (page: Page) => page.locator("html");
-
-/** Marks the window so a test can tell a full page load (marker gone) from a client-side update. */
-async function markWindow(page: Page) {
-  await page.evaluate(() => Object.assign(window, { untouchedSinceLoad: true }));
-}
-function isSameWindow(page: Page) {
-  return page.evaluate(() => "untouchedSinceLoad" in window);
-}
 
 test("changes the theme from the home page; it survives reloads and the flash shows once", async ({
   page,
@@ -90,9 +82,9 @@ test("a tampered theme value is refused with the form and the error", async ({ p
     await expect(page.getByRole("heading", { level: 1, name: "Theme" })).toBeVisible();
     const summary = page.getByRole("main").getByRole("alert");
     await expect(summary).toContainText("Check your answers");
+    await expect(summary).toBeFocused();
     await expect(summary.getByRole("link")).toHaveText("Choose System, Light or Dark.");
     const system = page.getByRole("main").getByRole("radio", { name: "System" });
-    await expect(system).toBeFocused();
     await expect(system).toHaveAttribute("aria-invalid", "true");
     await expect(system).toHaveAccessibleDescription(/Choose System, Light or Dark\./);
   }

@@ -103,13 +103,15 @@ describe("POST /preferences/theme", () => {
     expect(page.querySelector("header.site-header")).not.toBeNull();
     const summary = page.querySelector(".error-summary[role=alert]");
     expect(summary?.querySelector("h2")?.textContent).toBe("Check your answers");
+    expect(summary?.hasAttribute("autofocus")).toBe(true);
     const summaryLink = summary?.querySelector("a");
     expect(summaryLink?.getAttribute("href")).toBe("#theme-form-theme");
     expect(summaryLink?.textContent).toBe("Choose System, Light or Dark.");
     expect(page.getElementById("theme-form-theme-error")?.textContent).toBe("Choose System, Light or Dark.");
-    const firstOption = page.getElementById("theme-form-theme-system") as HTMLInputElement;
+    // The summary's link leads to the first option.
+    const firstOption = page.getElementById("theme-form-theme") as HTMLInputElement;
     expect(firstOption.name).toBe("theme");
-    expect(firstOption.autofocus).toBe(true);
+    expect(firstOption.value).toBe("system");
     expect(firstOption.getAttribute("aria-invalid")).toBe("true");
     expect(firstOption.getAttribute("aria-describedby")).toBe(
       "theme-form-theme-description theme-form-theme-error",

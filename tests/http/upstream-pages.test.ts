@@ -1,28 +1,20 @@
-import { execFileSync } from "node:child_process";
 import http from "node:http";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
-import { projectRoot, startServer, type RunningServer } from "../support/server";
+import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { getHeading, parseHtml } from "../support/html";
+import { buildUpstreamApp, upstreamAppBuild as fixtureBuild } from "../support/upstream-app";
 
 // The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
 // apart so the shipped app declares no calls; served by the real server, like the app itself.
-const fixtureApp = path.join(projectRoot, "tests/fixtures/upstream-app");
-const fixtureBuild = path.join(projectRoot, "node_modules/.cache/upstream-app");
 const serverEnv = { API_TIMEOUT_MS: "1000", API_MAX_RESPONSE_BYTES: "1024" };
 
 let upstream: Upstream;
 let server: RunningServer;
 
 beforeAll(async () => {
-  // Run from the fixture's folder: Remix resolves some build outputs against the working directory.
-  execFileSync(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
-    cwd: fixtureApp,
-    env: { ...process.env, NODE_ENV: "production" },
-    stdio: "pipe",
-  });
+  await buildUpstreamApp();
   upstream = await startUpstream();
   server = await startServer({ ...serverEnv, API_BASE_URL: upstream.url }, { cwd: fixtureBuild });
 });
@@ -46,7 +38,7 @@ async function expectCataloguePage(response: Response, code: ErrorCode) {
 describe("a loader making a call", () => {
   it("renders the upstream's answer, having sent the path, query and request id", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "a b", name: "From upstream" }));
-    const response = await fetch(`${server.url}/things/a%20b?q=x%26y`, {
+    const response = await fetch(`${server.url}/call/a%20b?q=x%26y`, {
       headers: { "x-request-id": "page-1" },
     });
     expect(response.status).toBe(200);
@@ -58,7 +50,7 @@ describe("a loader making a call", () => {
 
   it("keeps a visitor's ../ inside its path segment", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "x", name: "Encoded" }));
-    const response = await fetch(`${server.url}/things/..%2Fadmin%3Fx%23y`);
+    const response = await fetch(`${server.url}/call/..%2Fadmin%3Fx%23y`);
     expect(response.status).toBe(200);
     expect(upstream.received[0]!.url).toBe("/things/..%2Fadmin%3Fx%23y");
   });
@@ -105,14 +97,14 @@ describe("a loader making a call", () => {
     ],
   ])("shows the catalogued page for %s", async (_case, answer, code, attempts) => {
     upstream.handle((_req, res) => answer(res));
-    await expectCataloguePage(await fetch(`${server.url}/things/1`), code);
+    await expectCataloguePage(await fetch(`${server.url}/call/1`), code);
     expect(upstream.received).toHaveLength(attempts);
     expect((await fetch(server.url)).status).toBe(200);
   });
 
   it("sends the catalogue code to client-side navigations too", async () => {
     upstream.handle((_req, res) => sendJson(res, 404, {}));
-    const response = await fetch(`${server.url}/things/1.data`);
+    const response = await fetch(`${server.url}/call/1.data`);
     expect(response.status).toBe(404);
     expect(await response.text()).toContain("NOT_FOUND");
   });
@@ -120,7 +112,7 @@ describe("a loader making a call", () => {
   it("closes the upstream request when the visitor goes away", async () => {
     upstream.handle(() => {});
     const upstreamClosed = upstream.nextAbort();
-    const visitor = http.get(`${server.url}/things/1`);
+    const visitor = http.get(`${server.url}/call/1`);
     visitor.on("error", () => {});
     await expect.poll(() => upstream.received.length).toBe(1);
     visitor.destroy();
@@ -134,7 +126,7 @@ describe("a loader making a call", () => {
       { cwd: fixtureBuild },
     );
     try {
-      await expectCataloguePage(await fetch(`${refused.url}/things/1`), "UPSTREAM_UNAVAILABLE");
+      await expectCataloguePage(await fetch(`${refused.url}/call/1`), "UPSTREAM_UNAVAILABLE");
       expect((await fetch(refused.url)).status).toBe(200);
     } finally {
       await refused.stop();

@@ -5,19 +5,25 @@ import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod/mini";
+import { UpstreamFormErrors } from "~/api/problem-details.server";
 import { ErrorSummary } from "~/forms/error-summary";
-import { getFirstInvalidName } from "~/forms/field-meta";
-import { RadioGroupField, SelectField, TextField } from "~/forms/fields";
+import { CheckboxField, RadioGroupField, SelectField, TextareaField, TextField } from "~/forms/fields";
 import { parseSubmission } from "~/forms/parse-submission.server";
+import { replyWithApiErrors } from "~/forms/reply-with-api-errors.server";
 import { useValidatedForm } from "~/forms/use-validated-form";
 
 // A fixture form with one field of each kind; no product behaviour.
 const FixtureFormSchema = z.object({
-  name: z.string({ error: "Enter a name." }).max(20, "Use 20 characters or fewer."),
+  name: z.string({ error: "Enter a name." }).check(z.maxLength(20, "Use 20 characters or fewer.")),
   size: z.enum(["small", "large"], { error: "Choose a size." }),
   colour: z.enum(["red", "blue"], { error: "Choose a colour." }),
+  count: z.optional(z.int({ error: "Enter a whole number." })),
+  urgent: z._default(z.boolean(), false),
+  notes: z._default(z.string(), ""),
 });
+
+type FixtureValues = z.output<typeof FixtureFormSchema>;
 
 const SIZES = [
   { value: "small", label: "Small" },
@@ -28,62 +34,64 @@ const COLOURS = [
   { value: "blue", label: "Blue" },
 ];
 
-const submitted: unknown[] = [];
+const submitted: FixtureValues[] = [];
+/** What the fixture's "API" answers to the next valid submission, if anything. */
+let apiAnswer: UpstreamFormErrors | null = null;
 
 async function action({ request }: ActionFunctionArgs) {
   const submission = await parseSubmission(request, FixtureFormSchema);
   if (submission.status !== "success") return { result: submission.reply() };
-  submitted.push(submission.value);
-  return { result: submission.reply() };
+  try {
+    if (apiAnswer) throw apiAnswer;
+    submitted.push(submission.value);
+    return { result: submission.reply() };
+  } catch (error) {
+    return replyWithApiErrors(submission, error);
+  }
 }
 
-function FixtureForm() {
+function FixtureForm({ defaultValue }: { defaultValue?: Partial<FixtureValues> }) {
   const actionData = useActionData<typeof action>();
   const [form, fields] = useValidatedForm({
     id: "fixture",
     schema: FixtureFormSchema,
     lastResult: actionData?.result,
+    defaultValue,
   });
-  const order = [fields.name, fields.size, fields.colour];
-  const firstInvalid = getFirstInvalidName(order);
   return (
     <>
-      <ErrorSummary fields={order} formErrors={form.errors} />
+      <ErrorSummary form={form} fields={[fields.name, fields.size, fields.colour, fields.count]} />
       <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
-        <TextField
-          meta={fields.name}
-          label="Name"
-          hint="As you want it shown."
-          isFirstInvalid={firstInvalid === "name"}
-        />
-        <SelectField
-          meta={fields.size}
-          label="Size"
-          placeholder="Choose…"
-          options={SIZES}
-          isFirstInvalid={firstInvalid === "size"}
-        />
-        <RadioGroupField
-          meta={fields.colour}
-          label="Colour"
-          options={COLOURS}
-          isFirstInvalid={firstInvalid === "colour"}
-        />
+        <TextField meta={fields.name} label="Name" hint="As you want it shown." />
+        <SelectField meta={fields.size} label="Size" placeholder="Choose…" options={SIZES} />
+        <RadioGroupField meta={fields.colour} label="Colour" options={COLOURS} />
+        <TextField meta={fields.count} label="Count" inputMode="numeric" />
+        <CheckboxField meta={fields.urgent} label="Urgent" />
+        <TextareaField meta={fields.notes} label="Notes" />
         <button type="submit">Send</button>
       </Form>
     </>
   );
 }
 
-function renderForm() {
-  const RemixStub = createRemixStub([{ path: "/", Component: FixtureForm, action }]);
+function renderForm(defaultValue?: Partial<FixtureValues>) {
+  const RemixStub = createRemixStub([
+    { path: "/", Component: () => <FixtureForm defaultValue={defaultValue} />, action },
+  ]);
   render(<RemixStub />);
   return userEvent.setup();
+}
+
+async function fillValidForm(user: ReturnType<typeof userEvent.setup>, name = "Ada") {
+  await user.type(await screen.findByRole("textbox", { name: "Name" }), name);
+  await user.selectOptions(screen.getByRole("combobox", { name: "Size" }), "small");
+  await user.click(screen.getByRole("radio", { name: "Red" }));
 }
 
 afterEach(() => {
   cleanup();
   submitted.length = 0;
+  apiAnswer = null;
 });
 
 describe("the form toolkit", () => {
@@ -96,20 +104,35 @@ describe("the form toolkit", () => {
     expect(name.hasAttribute("aria-invalid")).toBe(false);
     expect(screen.getByRole("combobox", { name: "Size" })).toBeTruthy();
     expect(within(screen.getByRole("group", { name: "Colour" })).getAllByRole("radio")).toHaveLength(2);
+    expect(screen.getByRole("checkbox", { name: "Urgent" })).toBeTruthy();
+    expect(screen.getByRole("textbox", { name: "Notes" }).tagName).toBe("TEXTAREA");
     expect(screen.queryByRole("alert")).toBeNull();
   });
 
-  it("shows each error beside its field, wires aria and focuses the first invalid field", async () => {
+  it("checks nothing while the visitor fills the form in, so nothing moves before the click", async () => {
     const user = renderForm();
-    await user.click(await screen.findByRole("button", { name: "Send" }));
+    await user.type(await screen.findByRole("textbox", { name: "Name" }), "a name that is far too long");
+    await user.tab();
+    await user.type(screen.getByRole("textbox", { name: "Count" }), "many");
+    await user.tab();
+    expect(screen.queryByRole("alert")).toBeNull();
+    expect(document.querySelectorAll("[aria-invalid]")).toHaveLength(0);
+  });
+
+  it("after a submit attempt, shows each error beside its field and moves focus to the summary", async () => {
+    const user = renderForm();
+    await user.type(await screen.findByRole("textbox", { name: "Count" }), "1.5");
+    await user.click(screen.getByRole("button", { name: "Send" }));
 
     const summary = await screen.findByRole("alert");
+    expect(document.activeElement).toBe(summary);
     expect(within(summary).getByRole("heading").textContent).toBe("Check your answers");
     const links = within(summary).getAllByRole("link");
     expect(links.map((link) => [link.textContent, link.getAttribute("href")])).toEqual([
       ["Enter a name.", "#fixture-name"],
       ["Choose a size.", "#fixture-size"],
       ["Choose a colour.", "#fixture-colour"],
+      ["Enter a whole number.", "#fixture-count"],
     ]);
 
     const name = screen.getByRole("textbox", { name: "Name" });
@@ -117,7 +140,6 @@ describe("the form toolkit", () => {
     expect(name.getAttribute("aria-describedby")).toBe("fixture-name-description fixture-name-error");
     expect(document.getElementById("fixture-name-error")?.textContent).toBe("Enter a name.");
     const size = screen.getByRole("combobox", { name: "Size" });
-    expect(size.getAttribute("aria-invalid")).toBe("true");
     expect(document.getElementById(size.getAttribute("aria-describedby")!)?.textContent).toBe(
       "Choose a size.",
     );
@@ -125,8 +147,24 @@ describe("the form toolkit", () => {
       expect(radio.getAttribute("aria-invalid")).toBe("true");
       expect(radio.getAttribute("aria-describedby")).toBe("fixture-colour-error");
     }
-    expect(document.activeElement).toBe(name);
+    // The summary's link to the radio group leads to its first radio button.
+    await user.click(links[2]!);
+    expect(document.activeElement).toBe(screen.getByRole("radio", { name: "Red" }));
     expect(submitted).toEqual([]);
+  });
+
+  it("treats a name of only spaces as no name, and trims what it sends", async () => {
+    const user = renderForm();
+    await user.type(await screen.findByRole("textbox", { name: "Name" }), "   ");
+    await user.click(screen.getByRole("button", { name: "Send" }));
+    expect(await screen.findByText("Enter a name.", { selector: "p" })).toBeTruthy();
+
+    await user.clear(screen.getByRole("textbox", { name: "Name" }));
+    await fillValidForm(user, "  Ada  ");
+    await user.click(screen.getByRole("button", { name: "Send" }));
+    await expect
+      .poll(() => submitted)
+      .toEqual([{ name: "Ada", size: "small", colour: "red", urgent: false, notes: "" }]);
   });
 
   it("keeps the visitor's values beside the errors", async () => {
@@ -147,24 +185,63 @@ describe("the form toolkit", () => {
     expect(within(screen.getByRole("alert")).getAllByRole("link")).toHaveLength(1);
   });
 
-  it("clears an error as soon as the field is corrected, with the same schema", async () => {
+  it("once submitted, checks a field again as the visitor types", async () => {
     const user = renderForm();
     await user.click(await screen.findByRole("button", { name: "Send" }));
     const name = await screen.findByRole("textbox", { name: "Name" });
     expect(name.getAttribute("aria-invalid")).toBe("true");
     await user.type(name, "Ada");
+    expect(name).toHaveProperty("value", "Ada");
+    expect(document.activeElement).toBe(name);
     expect(name.hasAttribute("aria-invalid")).toBe(false);
     expect(document.getElementById("fixture-name-error")).toBeNull();
   });
 
-  it("sends valid values to the action, parsed by the schema", async () => {
-    const user = renderForm();
-    await user.type(await screen.findByRole("textbox", { name: "Name" }), "Ada");
-    await user.selectOptions(screen.getByRole("combobox", { name: "Size" }), "small");
-    await user.click(screen.getByRole("radio", { name: "Red" }));
+  it("opens filled in with its default values, and sends them parsed by the schema", async () => {
+    const user = renderForm({
+      name: "Ada",
+      size: "large",
+      colour: "blue",
+      count: 3,
+      urgent: true,
+      notes: "Hi",
+    });
+    expect(await screen.findByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
+    expect(screen.getByRole("combobox", { name: "Size" })).toHaveProperty("value", "large");
+    expect(screen.getByRole("radio", { name: "Blue" })).toHaveProperty("checked", true);
+    expect(screen.getByRole("textbox", { name: "Count" })).toHaveProperty("value", "3");
+    expect(screen.getByRole("checkbox", { name: "Urgent" })).toHaveProperty("checked", true);
+    expect(screen.getByRole("textbox", { name: "Notes" })).toHaveProperty("value", "Hi");
     await user.click(screen.getByRole("button", { name: "Send" }));
-    await screen.findByRole("button", { name: "Send" });
-    await expect.poll(() => submitted).toEqual([{ name: "Ada", size: "small", colour: "red" }]);
+    await expect
+      .poll(() => submitted)
+      .toEqual([{ name: "Ada", size: "large", colour: "blue", count: 3, urgent: true, notes: "Hi" }]);
     expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("shows the API's answer beside the fields and above the form, keeping what was sent", async () => {
+    apiAnswer = new UpstreamFormErrors(422, {
+      formErrors: ["The service refused this."],
+      fieldErrors: { name: ["That name is taken."], reference: ["Unknown reference."] },
+    });
+    const user = renderForm();
+    await fillValidForm(user, "Taken");
+    await user.click(screen.getByRole("button", { name: "Send" }));
+
+    const summary = await screen.findByRole("alert");
+    expect(document.activeElement).toBe(summary);
+    expect(
+      within(summary)
+        .getAllByRole("listitem")
+        .map((item) => item.textContent),
+    ).toEqual(["The service refused this.", "That name is taken.", "Unknown reference."]);
+    expect(
+      within(summary)
+        .getAllByRole("link")
+        .map((link) => link.textContent),
+    ).toEqual(["That name is taken."]);
+    expect(document.getElementById("fixture-name-error")?.textContent).toBe("That name is taken.");
+    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Taken");
+    expect(screen.getByRole("combobox", { name: "Size" })).toHaveProperty("value", "small");
   });
 });

@@ -5,7 +5,6 @@ import { Form, useActionData } from "@remix-run/react";
 import type { z } from "zod";
 import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
 import { ErrorSummary } from "~/forms/error-summary";
-import { getFirstInvalidName } from "~/forms/field-meta";
 import { RadioGroupField } from "~/forms/fields";
 import { parseSubmission } from "~/forms/parse-submission.server";
 import { APP_NAME } from "~/lib/constants";
@@ -54,7 +53,7 @@ function ThemeForm({ lastResult }: { lastResult: SubmissionResult<string[]> }) {
   return (
     <>
       <h1>Theme</h1>
-      <ErrorSummary fields={[fields.theme]} formErrors={form.errors} />
+      <ErrorSummary form={form} fields={[fields.theme]} />
       <Form method="post" action={THEME_ACTION_PATH} id={form.id} className="form">
         <input type="hidden" name="redirectTo" value={typeof redirectTo === "string" ? redirectTo : "/"} />
         <RadioGroupField
@@ -62,7 +61,6 @@ function ThemeForm({ lastResult }: { lastResult: SubmissionResult<string[]> }) {
           label="Colour theme"
           hint="System follows your device's setting."
           options={THEME_OPTIONS}
-          isFirstInvalid={getFirstInvalidName([fields.theme]) === fields.theme.name}
         />
         <button type="submit">Save theme</button>
       </Form>

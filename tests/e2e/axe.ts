@@ -1,0 +1,21 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page, TestInfo } from "@playwright/test";
+import { expect } from "./fixtures";
+
+/**
+ * axe runs as script, so accessibility tests keep JavaScript on in both projects; in the
+ * "javascript-disabled" one this blocks the app's own scripts instead, which leaves the
+ * server-rendered page exactly as a browser without JavaScript has it.
+ */
+export async function blockAppScriptsWithoutJavaScript(page: Page, testInfo: TestInfo) {
+  if (testInfo.project.name === "javascript-disabled") {
+    await page.route("**/build/**/*.js", (route) => route.abort());
+  }
+}
+
+export async function expectNoViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target).join(", ")}`)).toEqual(
+    [],
+  );
+}

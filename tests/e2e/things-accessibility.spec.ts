@@ -1,0 +1,36 @@
+import { blockAppScriptsWithoutJavaScript, expectNoViolations } from "./axe";
+import { expect, test } from "./things-fixture";
+
+test.use({ javaScriptEnabled: true });
+
+test.beforeEach(async ({ page }, testInfo) => blockAppScriptsWithoutJavaScript(page, testInfo));
+
+test("every page of the reference feature has no axe violations, with and without errors", async ({
+  page,
+  things,
+}) => {
+  for (const [path, heading] of [
+    ["/things", "Things"],
+    ["/things/3", "Cedar"],
+    ["/things/new", "Add a thing"],
+    ["/things/3/edit", "Edit Cedar"],
+    ["/things/3/delete", "Delete Cedar?"],
+    ["/things/99", "Page not found"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { name: heading })).toBeVisible();
+    await expectNoViolations(page);
+  }
+
+  await page.goto("/things/new");
+  await page.getByRole("button", { name: "Add thing" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("Enter a name.");
+  await expectNoViolations(page);
+
+  things.things.set("3", { ...things.things.get("3")!, version: 2 });
+  await page.goto("/things/3/edit");
+  things.things.set("3", { ...things.things.get("3")!, version: 3 });
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("Someone else changed this thing");
+  await expectNoViolations(page);
+});

@@ -1,0 +1,27 @@
+import type { Page } from "@playwright/test";
+import { createThingsApi, type ThingsApi } from "../support/things-api";
+import { test as base, expect } from "./with-upstream";
+
+/**
+ * The reference feature (tests/fixtures/upstream-app): every test starts with a fresh things API
+ * of ten named things and two more ("Amber" … "Juniper", "Thing 11", "Thing 12"; five a page).
+ */
+export const test = base.extend<{ things: ThingsApi }>({
+  build: ["upstream-app", { scope: "worker" }],
+  things: [
+    async ({ upstream }, use) => {
+      const things = createThingsApi();
+      upstream.handle(things.handle);
+      await use(things);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
+export { isSameWindow, markWindow } from "./fixtures";
+
+/** The list's links, in order. */
+export function getListedNames(page: Page) {
+  return page.getByRole("list", { name: "Things" }).getByRole("link").allTextContents();
+}

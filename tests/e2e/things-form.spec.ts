@@ -1,0 +1,132 @@
+import type { Page } from "@playwright/test";
+import { sendJson } from "../support/upstream";
+import { expect, isSameWindow, markWindow, test } from "./things-fixture";
+
+const field = (page: Page, label: string) => page.getByRole("main").getByLabel(label, { exact: true });
+const summary = (page: Page) => page.getByRole("main").getByRole("alert");
+
+test("adding a thing: an invalid value and a click show the errors, valid values save it", async ({
+  page,
+  things,
+  upstream,
+  javaScriptEnabled,
+  consoleErrors,
+}) => {
+  await page.goto("/things/new");
+  if (javaScriptEnabled) await markWindow(page);
+  await field(page, "Quantity").fill("a dozen");
+  await field(page, "Name").fill("   ");
+  // A real mouse click, with the cursor still in the field: leaving it must not move the button.
+  await page.click("button:text('Add thing')");
+
+  await expect(summary(page)).toBeFocused();
+  await expect(summary(page).getByRole("link")).toHaveText([
+    "Enter a name.",
+    "Enter the quantity as a whole number, like 12.",
+    "Choose a colour.",
+  ]);
+  await expect(field(page, "Name")).toHaveAttribute("aria-invalid", "true");
+  await expect(field(page, "Name")).toHaveAccessibleDescription("Up to 60 characters. Enter a name.");
+  await expect(field(page, "Quantity")).toHaveValue("a dozen");
+  expect(upstream.received.filter((request) => request.method === "POST")).toEqual([]);
+
+  if (javaScriptEnabled) {
+    // Once submitted, a field is checked again as the visitor types.
+    await field(page, "Quantity").fill("12");
+    await expect(field(page, "Quantity")).not.toHaveAttribute("aria-invalid");
+    await expect(summary(page).getByRole("link")).toHaveText(["Enter a name.", "Choose a colour."]);
+  }
+
+  await field(page, "Name").fill("  Zinc  ");
+  await field(page, "Quantity").fill("12");
+  await field(page, "Colour").selectOption("Green");
+  await field(page, "Featured").check();
+  await field(page, "Notes").fill("Made up for a test.");
+  await page.click("button:text('Add thing')");
+
+  await expect(page).toHaveURL(/\/things\/13$/);
+  await expect(page.getByRole("status")).toHaveText("Zinc was added.");
+  await expect(page.getByRole("region", { name: "Zinc" })).toContainText("Quantity12");
+  expect(things.things.get("13")).toMatchObject({
+    name: "Zinc",
+    quantity: 12,
+    colour: "green",
+    featured: true,
+    notes: "Made up for a test.",
+  });
+  expect(await isSameWindow(page)).toBe(javaScriptEnabled);
+  // Chromium reports a page answered with 400 as a console error; nothing else may appear.
+  expect(consoleErrors.filter((error) => !/status of 400/.test(error))).toEqual([]);
+});
+
+test("editing a thing: the form opens filled in, and saving shows the flash", async ({
+  page,
+  things,
+  consoleErrors,
+}) => {
+  await page.goto("/things/3");
+  await page.getByRole("link", { name: "Edit Cedar" }).click();
+
+  await expect(page.getByRole("heading", { level: 1, name: "Edit Cedar" })).toBeVisible();
+  await expect(field(page, "Name")).toHaveValue("Cedar");
+  await expect(field(page, "Quantity")).toHaveValue("20");
+  await expect(field(page, "Colour")).toHaveValue("blue");
+  await expect(field(page, "Featured")).toBeChecked();
+  await expect(field(page, "Notes")).toHaveValue("");
+
+  await field(page, "Quantity").fill("25");
+  await field(page, "Featured").uncheck();
+  await page.getByRole("button", { name: "Save changes" }).click();
+
+  await expect(page).toHaveURL(/\/things\/3$/);
+  await expect(page.getByRole("status")).toHaveText("Your changes to Cedar were saved.");
+  await expect(page.getByRole("region", { name: "Cedar" })).toContainText("Quantity25");
+  expect(things.things.get("3")).toMatchObject({ quantity: 25, featured: false, version: 2 });
+  expect(consoleErrors).toEqual([]);
+});
+
+test("the API's 422 shows beside its field, and its 409 above the form, keeping what was typed", async ({
+  page,
+  things,
+}) => {
+  await page.goto("/things/3/edit");
+  await field(page, "Name").fill("Birch");
+  await page.getByRole("button", { name: "Save changes" }).click();
+
+  const taken = "Another thing already has this name. Choose a different name.";
+  await expect(summary(page)).toBeFocused();
+  await expect(summary(page).getByRole("link")).toHaveText([taken]);
+  await expect(field(page, "Name")).toHaveAccessibleDescription(`Up to 60 characters. ${taken}`);
+  await expect(field(page, "Name")).toHaveValue("Birch");
+  await expect(page).toHaveURL(/\/things\/3\/edit$/);
+
+  // Someone else saves the thing meanwhile.
+  things.things.set("3", { ...things.things.get("3")!, version: 2 });
+  await field(page, "Name").fill("Cedar the second");
+  await page.getByRole("button", { name: "Save changes" }).click();
+
+  await expect(summary(page)).toContainText("Someone else changed this thing while you were editing it");
+  await expect(summary(page)).toBeFocused();
+  await expect(field(page, "Name")).toHaveValue("Cedar the second");
+  await expect(field(page, "Name")).not.toHaveAttribute("aria-invalid");
+  expect(things.things.get("3")!.name).toBe("Cedar");
+});
+
+test("while a form is on its way its button says so, and a failed write shows the catalogue's page", async ({
+  page,
+  things,
+  javaScriptEnabled,
+}) => {
+  let answer: (() => void) | undefined;
+  things.intercept(/^PATCH \/things\/3$/, (_req, res) => (answer = () => sendJson(res, 503, {})), 1);
+  await page.goto("/things/3/edit");
+  const saving = page.click("button:text('Save changes')");
+  await expect.poll(() => answer !== undefined).toBe(true);
+  if (javaScriptEnabled) {
+    await expect(page.getByRole("button", { name: "Saving…" })).toHaveAttribute("aria-disabled", "true");
+  }
+  answer!();
+  await saving;
+  await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
+  await expect(page.getByRole("banner")).toBeVisible();
+});

@@ -1,0 +1,81 @@
+import { sendJson } from "../support/upstream";
+import { expect, getListedNames, isSameWindow, markWindow, test } from "./things-fixture";
+
+test("lists things, searches and pages through them, with the address as the state", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/things");
+  if (javaScriptEnabled) await markWindow(page);
+  expect(await getListedNames(page)).toEqual(["Amber", "Birch", "Cedar", "Dune", "Ember"]);
+  const pages = page.getByRole("navigation", { name: "Pages" });
+  await expect(pages).toContainText("Page 1 of 3");
+
+  await pages.getByRole("link", { name: "Next page" }).click();
+  await expect(page).toHaveURL(/\/things\?page=2$/);
+  await expect(pages).toContainText("Page 2 of 3");
+  expect(await getListedNames(page)).toEqual(["Fern", "Granite", "Harbour", "Iris", "Juniper"]);
+
+  await page.getByRole("searchbox", { name: "Search things by name" }).fill("e");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/\/things\?q=e$/);
+  await expect(pages).toContainText("Page 1 of 2");
+  expect(await getListedNames(page)).toEqual(["Amber", "Cedar", "Dune", "Ember", "Fern"]);
+
+  await pages.getByRole("link", { name: "Next page" }).click();
+  await expect(page).toHaveURL(/\/things\?q=e&page=2$/);
+  expect(await getListedNames(page)).toEqual(["Granite", "Juniper"]);
+  await expect(page.getByRole("searchbox", { name: "Search things by name" })).toHaveValue("e");
+
+  await page.getByRole("searchbox", { name: "Search things by name" }).fill("nothing like it");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page.getByText("No things match “nothing like it”.")).toBeVisible();
+  // With JavaScript it all happened in one page; without, each step was a page load.
+  expect(await isSameWindow(page)).toBe(javaScriptEnabled);
+});
+
+test("opens a thing beside the list, which keeps its search and page", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/things?q=e&page=2");
+  if (javaScriptEnabled) await markWindow(page);
+  await page.getByRole("list", { name: "Things" }).getByRole("link", { name: "Granite" }).click();
+
+  await expect(page).toHaveURL(/\/things\/7\?q=e&page=2$/);
+  const details = page.getByRole("region", { name: "Granite" });
+  await expect(details).toContainText("Quantity60");
+  await expect(details).toContainText("ColourRed");
+  await expect(details).toContainText("FeaturedYes");
+  await expect(page.getByRole("link", { name: "Granite", exact: true })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  expect(await getListedNames(page)).toEqual(["Granite", "Juniper"]);
+  await expect(page).toHaveTitle(/^Granite · /);
+  expect(await isSameWindow(page)).toBe(javaScriptEnabled);
+});
+
+test("shows each failure of the API as the catalogue's page, inside the layout", async ({ page, things }) => {
+  let response = await page.goto("/things/99");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  // The list still shows: only the thing's part of the page failed.
+  expect(await getListedNames(page)).toHaveLength(5);
+
+  things.intercept(/^GET \/things\/3$/, (_req, res) => sendJson(res, 503, {}));
+  await page.getByRole("link", { name: "Cedar" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
+  expect(await getListedNames(page)).toHaveLength(5);
+
+  things.intercept(/^GET \/things\?/, (_req, res) => sendJson(res, 200, { items: "not a list" }), 1);
+  response = await page.goto("/things");
+  expect(response?.status()).toBe(502);
+  await expect(page.getByRole("heading", { level: 1, name: "Service error" })).toBeVisible();
+
+  things.intercept(/^GET \/things\/1$/, () => {}); // never answers
+  response = await page.goto("/things/1");
+  expect(response?.status()).toBe(504);
+  await expect(page.getByRole("heading", { level: 1, name: "Service timed out" })).toBeVisible();
+  await expect(page.getByRole("banner")).toBeVisible();
+});

@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import { parseHtml } from "../support/html";
+import { startSuiteServer } from "../support/server";
+import { createThingsApi, sendProblem, type ThingsApi } from "../support/things-api";
+import { sendJson, startUpstream, type Upstream } from "../support/upstream";
+import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+
+// The reference feature (tests/fixtures/upstream-app: /things and its forms) against the scripted
+// things API, as a browser without JavaScript sees it, and through single fetch as one with it.
+
+let upstream: Upstream;
+let api: ThingsApi;
+
+beforeAll(async () => {
+  await buildUpstreamApp();
+  upstream = await startUpstream();
+});
+afterAll(() => upstream?.close());
+beforeEach(() => {
+  api = createThingsApi();
+  upstream.handle(api.handle);
+});
+
+const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000" }), {
+  cwd: upstreamAppBuild,
+  expectedStatuses: [502, 503, 504],
+});
+
+async function get(path: string) {
+  const response = await fetch(`${server.url}${path}`, { redirect: "manual" });
+  return { response, document: parseHtml(await response.text()) };
+}
+
+async function post(path: string, fields: Record<string, string>) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+  return { response, document: parseHtml(await response.text()) };
+}
+
+const text = (document: Document, selector: string) =>
+  [...document.querySelectorAll(selector)].map((element) => element.textContent?.trim());
+
+const upstreamCalls = () => upstream.received.map(({ method, url }) => `${method} ${url}`);
+
+function expectCataloguePage(document: Document, code: ErrorCode) {
+  expect(document.querySelector("#error-title")?.textContent).toBe(errorCatalogue[code].title);
+  expect(document.querySelector("header.site-header")).not.toBeNull();
+}
+
+type Answer = (res: Parameters<typeof sendJson>[0]) => void;
+
+const validThing = { name: "  Zinc ", quantity: " 12", colour: "green", featured: "on", notes: "" };
+
+describe("the list", () => {
+  it("shows a page of things from the API, with the search and page from the address", async () => {
+    const { response, document } = await get("/things?q=%20e%20&page=2");
+    expect(response.status).toBe(200);
+    expect(text(document, 'ul[aria-label="Things"] a')).toEqual(["Granite", "Juniper"]);
+    expect(text(document, 'nav[aria-label="Pages"] > *')).toEqual(["Previous page", "Page 2 of 2"]);
+    expect(document.querySelector<HTMLInputElement>('input[name="q"]')?.value).toBe("e");
+    expect(upstreamCalls()).toEqual(["GET /things?q=e&page=2"]);
+  });
+
+  it.each(["page=abc", "page=0", `q=${"x".repeat(101)}`])(
+    "refuses ?%s with 400, calling nothing",
+    async (query) => {
+      const { response, document } = await get(`/things?${query}`);
+      expect(response.status).toBe(400);
+      expectCataloguePage(document, "BAD_REQUEST");
+      expect(upstreamCalls()).toEqual([]);
+    },
+  );
+});
+
+describe("a thing's page, nested in the list", () => {
+  it("makes the list's call and its own at the same time", async () => {
+    const waiting: (() => void)[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    upstream.handle((req, res, body) => {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      waiting.push(() => (inFlight--, api.handle(req, res, body)));
+      // Neither is answered until both have arrived: one after the other, the page would time out.
+      if (waiting.length === 2) waiting.splice(0).forEach((answer) => answer());
+    });
+    const { response, document } = await get("/things/3");
+    expect(response.status).toBe(200);
+    expect(mostInFlight).toBe(2);
+    expect(upstreamCalls().sort()).toEqual(["GET /things/3", "GET /things?page=1"]);
+    expect(document.querySelector("section h2")?.textContent).toBe("Cedar");
+    expect(text(document, "section dd")).toEqual(["20", "Blue", "Yes", "None"]);
+    expect(document.querySelector('a[aria-current="page"]')?.textContent).toBe("Cedar");
+  });
+
+  it.each<[string, Answer, ErrorCode, number]>([
+    ["a 404", (res) => sendProblem(res, 404, { title: "Not found" }), "NOT_FOUND", 1],
+    ["a 503, retried twice", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", 3],
+    ["an answer that does not match", (res) => sendJson(res, 200, { id: "3" }), "UPSTREAM_BAD_RESPONSE", 1],
+    ["no answer in time", () => {}, "UPSTREAM_TIMEOUT", 1],
+  ])("shows %s as the catalogue's page, with the list still there", async (_case, answer, code, attempts) => {
+    api.intercept(/^GET \/things\/3$/, (_req, res) => answer(res));
+    const { response, document } = await get("/things/3");
+    expect(response.status).toBe(errorCatalogue[code].status);
+    expectCataloguePage(document, code);
+    expect(text(document, 'ul[aria-label="Things"] a')).toHaveLength(5);
+    expect(upstreamCalls().filter((call) => call === "GET /things/3")).toHaveLength(attempts);
+  });
+});
+
+describe("adding a thing", () => {
+  it("sends the trimmed, typed values and answers 303 to its page with a flash message", async () => {
+    const { response } = await post("/things/new", validThing);
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/things/13");
+    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    expect(JSON.parse(upstream.received[0]!.body)).toEqual({
+      name: "Zinc",
+      quantity: 12,
+      colour: "green",
+      featured: true,
+      notes: "",
+    });
+    const { document } = await get("/things/13");
+    expect(document.querySelector("section h2")?.textContent).toBe("Zinc");
+  });
+
+  it("answers 400 with each error beside its field and what was typed, calling nothing", async () => {
+    const { response, document } = await post("/things/new", {
+      name: "   ",
+      quantity: "1.5",
+      colour: "pink",
+    });
+    expect(response.status).toBe(400);
+    expect(text(document, ".error-summary a")).toEqual([
+      "Enter a name.",
+      "Enter the quantity as a whole number, like 12.",
+      "Choose a colour.",
+    ]);
+    expect(document.querySelector(".error-summary")?.hasAttribute("autofocus")).toBe(true);
+    const name = document.querySelector<HTMLInputElement>("#thing-form-name")!;
+    expect(name.value).toBe("   ");
+    expect(name.getAttribute("aria-invalid")).toBe("true");
+    expect(document.getElementById("thing-form-name-error")?.textContent).toBe("Enter a name.");
+    expect(document.querySelector<HTMLInputElement>("#thing-form-quantity")?.value).toBe("1.5");
+    expect(upstreamCalls()).toEqual([]);
+
+    const tooLong = await post("/things/new", { ...validThing, name: "x".repeat(61) });
+    expect(text(tooLong.document, ".error-summary a")).toEqual(["Enter a name of 60 characters or fewer."]);
+  });
+
+  it("shows the API's 422 beside the field it points at", async () => {
+    const { response, document } = await post("/things/new", { ...validThing, name: "Birch" });
+    expect(response.status).toBe(422);
+    const message = "Another thing already has this name. Choose a different name.";
+    expect(text(document, ".error-summary a")).toEqual([message]);
+    expect(document.getElementById("thing-form-name-error")?.textContent).toBe(message);
+    expect(document.querySelector<HTMLInputElement>("#thing-form-name")?.value).toBe("Birch");
+  });
+
+  it("sends the same answer to a browser with JavaScript (single fetch)", async () => {
+    const response = await fetch(`${server.url}/things/new.data`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ ...validThing, name: "Birch" }),
+    });
+    expect(response.status).toBe(422);
+    expect(await response.text()).toContain("Another thing already has this name.");
+  });
+
+  it.each<[string, Answer, ErrorCode]>([
+    [
+      "a 422 it cannot read",
+      (res) => res.writeHead(422, { "content-type": "text/html" }).end("<p>no</p>"),
+      "UPSTREAM_BAD_RESPONSE",
+    ],
+    ["a 503, not retried", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE"],
+    ["a 409 the call does not expect", (res) => sendProblem(res, 409, {}), "UPSTREAM_BAD_RESPONSE"],
+  ])("shows %s as the catalogue's page", async (_case, answer, code) => {
+    api.intercept(/^POST \/things$/, (_req, res) => answer(res));
+    const { response, document } = await post("/things/new", validThing);
+    expect(response.status).toBe(errorCatalogue[code].status);
+    expectCataloguePage(document, code);
+    expect(upstreamCalls()).toEqual(["POST /things"]);
+  });
+});
+
+describe("editing a thing", () => {
+  it("opens the form filled in with the thing and the version it was read at", async () => {
+    const { document } = await get("/things/3/edit");
+    const value = (selector: string) => document.querySelector<HTMLInputElement>(selector)?.value;
+    expect(value("#thing-form-name")).toBe("Cedar");
+    expect(value("#thing-form-quantity")).toBe("20");
+    expect(value("#thing-form-colour")).toBe("blue");
+    expect(document.querySelector<HTMLInputElement>("#thing-form-featured")?.checked).toBe(true);
+    expect(value("#thing-form-notes")).toBe("");
+    expect(value('input[name="version"]')).toBe("1");
+  });
+
+  it("sends the changes with the version, and answers 303 to the thing's page", async () => {
+    const { response } = await post("/things/3/edit", { ...validThing, version: "1" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/things/3");
+    expect(upstream.received[0]).toMatchObject({ method: "PATCH", url: "/things/3" });
+    expect(JSON.parse(upstream.received[0]!.body)).toMatchObject({ name: "Zinc", version: 1 });
+    expect(api.things.get("3")).toMatchObject({ name: "Zinc", version: 2 });
+  });
+
+  it("shows the API's 409 above the form, keeping the visitor's input", async () => {
+    const { response, document } = await post("/things/3/edit", { ...validThing, version: "0" });
+    expect(response.status).toBe(409);
+    expect(text(document, ".error-summary li")).toEqual([
+      expect.stringMatching(/^Someone else changed this thing while you were editing it/),
+    ]);
+    expect(document.querySelector<HTMLInputElement>("#thing-form-name")?.value).toBe("  Zinc ");
+    expect(document.querySelector("h1")?.textContent).toBe("Edit Cedar");
+  });
+
+  it("shows the not-found page when the thing is gone", async () => {
+    api.things.delete("3");
+    const { response, document } = await post("/things/3/edit", { ...validThing, version: "1" });
+    expect(response.status).toBe(404);
+    expectCataloguePage(document, "NOT_FOUND");
+  });
+});
+
+describe("deleting a thing", () => {
+  it("asks first, then deletes and answers 303 to the list with a flash message", async () => {
+    const confirmation = await get("/things/3/delete");
+    expect(confirmation.document.querySelector("h1")?.textContent).toBe("Delete Cedar?");
+    expect(confirmation.document.querySelector("main form button")?.textContent).toBe("Delete Cedar");
+    expect(api.things.has("3")).toBe(true);
+
+    upstream.handle(api.handle); // forgets the confirmation page's call
+    const { response } = await post("/things/3/delete", {});
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/things");
+    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    expect(upstreamCalls()).toEqual(["DELETE /things/3"]);
+    expect(api.things.has("3")).toBe(false);
+  });
+
+  it("shows the not-found page when the thing is already gone", async () => {
+    api.things.delete("3");
+    const { response, document } = await post("/things/3/delete", {});
+    expect(response.status).toBe(404);
+    expectCataloguePage(document, "NOT_FOUND");
+  });
+});

@@ -1,0 +1,130 @@
+import type http from "node:http";
+import { sendJson } from "./upstream";
+
+/** A thing as the scripted API stores and sends it (the reference feature's made-up entity). */
+export type Thing = {
+  id: string;
+  name: string;
+  quantity: number;
+  colour: "red" | "green" | "blue";
+  featured: boolean;
+  notes: string;
+  version: number;
+};
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
+
+export const THINGS_PAGE_SIZE = 5;
+
+const NAMES = ["Amber", "Birch", "Cedar", "Dune", "Ember", "Fern", "Granite", "Harbour", "Iris", "Juniper"];
+
+export type ThingsApi = {
+  /** The API's state: tests read and change it directly. */
+  things: Map<string, Thing>;
+  /** Answers the next `times` requests whose "METHOD /path?query" matches `route` with `answer` instead. */
+  intercept: (route: RegExp, answer: Handler, times?: number) => void;
+  /** The upstream handler: `upstream.handle(api.handle)`. */
+  handle: Handler;
+};
+
+/**
+ * The "things" API the reference feature calls, in memory: list with search and pages, read,
+ * create, update (409 when the posted `version` is not the stored one), delete (204). A name
+ * already taken is a 422 in RFC 9457 problem details pointing at `#/name`.
+ */
+export function createThingsApi(count = NAMES.length + 2): ThingsApi {
+  const things = new Map<string, Thing>();
+  for (let index = 0; index < count; index++) {
+    const id = String(index + 1);
+    const name = NAMES[index] ?? `Thing ${id}`;
+    const colour = (["red", "green", "blue"] as const)[index % 3]!;
+    things.set(id, {
+      id,
+      name,
+      quantity: index * 10,
+      colour,
+      featured: index % 2 === 0,
+      notes: "",
+      version: 1,
+    });
+  }
+  let nextId = count + 1;
+  const interceptions: { route: RegExp; answer: Handler; times: number }[] = [];
+
+  const handle: Handler = (req, res, body) => {
+    const route = `${req.method} ${req.url}`;
+    const interception = interceptions.find((candidate) => candidate.route.test(route));
+    if (interception) {
+      if (--interception.times <= 0) interceptions.splice(interceptions.indexOf(interception), 1);
+      return interception.answer(req, res, body);
+    }
+    const url = new URL(req.url!, "http://api.test");
+    const id = /^\/things\/([^/]+)$/.exec(url.pathname)?.[1];
+    const thing = id === undefined ? undefined : things.get(decodeURIComponent(id));
+    if (req.method === "GET" && url.pathname === "/things") return sendJson(res, 200, list(things, url));
+    if (req.method === "POST" && url.pathname === "/things") {
+      const input = JSON.parse(body) as Omit<Thing, "id" | "version">;
+      if (isNameTaken(things, input.name)) return sendNameTaken(res);
+      const created = { ...input, id: String(nextId++), version: 1 };
+      things.set(created.id, created);
+      return sendJson(res, 201, created);
+    }
+    if (id === undefined) return sendJson(res, 404, {});
+    if (!thing) return sendProblem(res, 404, { title: "Not found" });
+    if (req.method === "GET") return sendJson(res, 200, thing);
+    if (req.method === "PATCH") {
+      const input = JSON.parse(body) as Omit<Thing, "id">;
+      if (input.version !== thing.version)
+        return sendProblem(res, 409, { title: "The thing has changed since you read it." });
+      if (isNameTaken(things, input.name, thing.id)) return sendNameTaken(res);
+      const updated = { ...thing, ...input, id: thing.id, version: thing.version + 1 };
+      things.set(thing.id, updated);
+      return sendJson(res, 200, updated);
+    }
+    if (req.method === "DELETE") {
+      things.delete(thing.id);
+      return res.writeHead(204).end();
+    }
+    sendJson(res, 405, {});
+  };
+
+  return {
+    things,
+    intercept: (route, answer, times = Infinity) => interceptions.push({ route, answer, times }),
+    handle,
+  };
+}
+
+function list(things: Map<string, Thing>, url: URL) {
+  const q = (url.searchParams.get("q") ?? "").toLowerCase();
+  const matching = [...things.values()]
+    .filter((thing) => thing.name.toLowerCase().includes(q))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const pageCount = Math.max(1, Math.ceil(matching.length / THINGS_PAGE_SIZE));
+  const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
+  const items = matching
+    .slice((page - 1) * THINGS_PAGE_SIZE, page * THINGS_PAGE_SIZE)
+    .map(({ id, name, colour }) => ({ id, name, colour }));
+  return { items, page, pageCount, total: matching.length };
+}
+
+function isNameTaken(things: Map<string, Thing>, name: string, exceptId?: string) {
+  return [...things.values()].some((thing) => thing.id !== exceptId && thing.name === name);
+}
+
+function sendNameTaken(res: http.ServerResponse) {
+  sendProblem(res, 422, {
+    title: "Your request is not valid.",
+    errors: [{ pointer: "#/name", detail: "Another thing already has this name. Choose a different name." }],
+  });
+}
+
+/** Answers with RFC 9457 problem details. */
+export function sendProblem(res: http.ServerResponse, status: number, problem: Record<string, unknown>) {
+  const body = JSON.stringify({ type: "about:blank", status, ...problem });
+  res.writeHead(status, {
+    "content-type": "application/problem+json",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}

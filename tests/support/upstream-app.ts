@@ -1,0 +1,88 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { projectRoot } from "./server";
+
+const fixtureApp = path.join(projectRoot, "tests/fixtures/upstream-app");
+
+/**
+ * The built fixture app (tests/fixtures/upstream-app: the app plus fixture routes making calls,
+ * and the "things" reference feature): the working directory of a server that serves it.
+ */
+export const upstreamAppBuild = path.join(projectRoot, "node_modules/.cache/upstream-app");
+
+// Everything the fixture build is made from; a change to any of it rebuilds.
+const SOURCES = ["app", "public", "tests/fixtures/upstream-app", "remix.config.js", "package-lock.json"];
+const appBrowserBuild = path.join(projectRoot, "public/build");
+const stampFile = path.join(upstreamAppBuild, "source-hash");
+const lockDir = `${upstreamAppBuild}.lock`;
+const STALE_LOCK_MS = 180_000;
+
+/**
+ * Builds the fixture app unless the build on disk was made from the same sources. Suites and
+ * browser workers running at once build it once: the first takes a lock, the others wait for it.
+ */
+export async function buildUpstreamApp(): Promise<string> {
+  const hash = hashSources();
+  for (;;) {
+    if (readStamp() === hash) return upstreamAppBuild;
+    if (takeLock()) break;
+    await sleep(200);
+  }
+  try {
+    if (readStamp() !== hash) {
+      // Run from the fixture's folder: Remix resolves some build outputs against the working directory.
+      await promisify(execFile)(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
+        cwd: fixtureApp,
+        env: { ...process.env, NODE_ENV: "production" },
+      });
+      // The app's own public files (the favicon) beside the fixture's browser build.
+      cpSync(path.join(projectRoot, "public"), path.join(upstreamAppBuild, "public"), {
+        recursive: true,
+        filter: (source) => source !== appBrowserBuild,
+      });
+      writeFileSync(stampFile, hash);
+    }
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+  return upstreamAppBuild;
+}
+
+function hashSources() {
+  const hash = createHash("sha256");
+  const visit = (file: string) => {
+    if (file === appBrowserBuild) return;
+    if (statSync(file).isDirectory()) {
+      for (const name of readdirSync(file).sort()) visit(path.join(file, name));
+    } else {
+      hash.update(path.relative(projectRoot, file)).update("\0").update(readFileSync(file)).update("\0");
+    }
+  };
+  for (const source of SOURCES) visit(path.join(projectRoot, source));
+  return hash.digest("hex");
+}
+
+function readStamp() {
+  try {
+    return readFileSync(stampFile, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function takeLock() {
+  try {
+    mkdirSync(path.dirname(lockDir), { recursive: true });
+    mkdirSync(lockDir);
+    return true;
+  } catch {
+    // A lock left by a run that was killed mid-build.
+    const age = Date.now() - (statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > STALE_LOCK_MS) rmSync(lockDir, { recursive: true, force: true });
+    return false;
+  }
+}
