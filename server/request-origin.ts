@@ -1,3 +1,4 @@
+import { domainToUnicode } from "node:url";
 import type { Request as ExpressRequest, RequestHandler } from "express";
 import type { Config } from "~/lib/config.server";
 import { sendErrorPage } from "./error-page";
@@ -55,5 +56,15 @@ export function parseOrigin(scheme: string, host: string | undefined) {
   const defaultPort = scheme === "https" ? ":443" : ":80";
   const sent = host.toLowerCase();
   const isSameHost = url.host === sent || url.host + defaultPort === sent;
-  return isSameHost ? url.origin : null;
+  return isSameHost && !hasUndecodableLabel(url.hostname) ? url.origin : null;
+}
+
+// Node 24's URL parser keeps a label that claims to be punycode ("xn--a") without decoding it,
+// where Node 20's refuses it; such a name cannot be anyone's host.
+function hasUndecodableLabel(hostname: string) {
+  return hostname.split(".").some((label) => {
+    if (!label.startsWith("xn--")) return false;
+    const decoded = domainToUnicode(label);
+    return decoded === "" || decoded.startsWith("xn--");
+  });
 }
