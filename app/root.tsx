@@ -19,10 +19,14 @@ import { useNonce } from "./lib/nonce";
 import { useShouldHydrate } from "./lib/route-handle";
 import { usePendingTheme } from "./routes/_site.preferences.theme/theme-control";
 import { getTheme } from "./routes/_site.preferences.theme/theme.server";
-import stylesHref from "./styles.css";
+import baseStylesHref from "./styles/base.css";
+import formStylesHref from "./styles/forms.css";
+import layoutStylesHref from "./styles/layout.css";
 
 export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: stylesHref },
+  { rel: "stylesheet", href: baseStylesHref },
+  { rel: "stylesheet", href: layoutStylesHref },
+  { rel: "stylesheet", href: formStylesHref },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 

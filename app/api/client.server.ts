@@ -1,9 +1,11 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
 import { getConfig, type Config } from "~/lib/config.server";
 import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
+import { fetchWithRetries, MAX_RETRIES } from "./fetch-with-retries.server";
+import { readJson } from "./read-json.server";
 import { readUpstreamFormErrors } from "./problem-details.server";
+import { UpstreamError } from "./upstream-error.server";
 import { buildCallUrl, type Call, type CallInput, type CallResult, type QueryValue } from "./define-call";
 
 type ApiSettings = Pick<
@@ -12,17 +14,6 @@ type ApiSettings = Pick<
 >;
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE"]);
-const RETRY_DELAYS_MS = [100, 300];
-
-/** A failure of the upstream, named by the catalogue entry the visitor will see. */
-class UpstreamError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    reason: string,
-  ) {
-    super(reason);
-  }
-}
 
 /**
  * Makes a declared call on behalf of `request` and returns its parsed response. Every failure is
@@ -54,11 +45,7 @@ export async function callApi<C extends Call>(
   const signal = AbortSignal.any([request.signal, deadline]);
   try {
     const init = { method: call.method, headers, body: encoded, signal, redirect: "manual" } as const;
-    const response = await fetchWithRetries(
-      url,
-      init,
-      IDEMPOTENT.has(call.method) ? RETRY_DELAYS_MS.length : 0,
-    );
+    const response = await fetchWithRetries(url, init, IDEMPOTENT.has(call.method) ? MAX_RETRIES : 0);
     if (!response.ok) {
       // An answer the call shows on its form (define-call.ts `formErrors`) goes back to the action.
       const formErrors = await readUpstreamFormErrors(call, response.status, () =>
@@ -128,59 +115,10 @@ function encodeBody(call: Call, body: unknown) {
   return { contentType: "application/json", encoded: JSON.stringify(body) };
 }
 
-/** Retries connection failures and 503s, `retries` times at most, before the deadline. */
-async function fetchWithRetries(url: URL, init: RequestInit & { signal: AbortSignal }, retries: number) {
-  for (let attempt = 0; ; attempt++) {
-    const canRetry = attempt < retries;
-    try {
-      const response = await fetch(url, init);
-      if (response.status !== 503 || !canRetry) return response;
-      await response.body?.cancel();
-    } catch (error) {
-      if (init.signal.aborted) throw error;
-      if (!canRetry) throw new UpstreamError("UPSTREAM_UNAVAILABLE", `no connection: ${describe(error)}`);
-    }
-    await sleep(RETRY_DELAYS_MS[attempt], undefined, { signal: init.signal });
-  }
-}
-
 function getCodeForStatus(call: Call, status: number): ErrorCode {
   if (status === 503) return "UPSTREAM_UNAVAILABLE";
   const expected = status >= 400 && status < 500 ? call.errors?.[status] : undefined;
   return expected ?? "UPSTREAM_BAD_RESPONSE";
-}
-
-/** Reads a JSON body of at most `limit` bytes; an empty body is `undefined`. */
-async function readJson(response: Response, limit: number, signal: AbortSignal): Promise<unknown> {
-  if (Number(response.headers.get("content-length")) > limit) {
-    await response.body?.cancel();
-    throw new UpstreamError("UPSTREAM_BAD_RESPONSE", "response larger than API_MAX_RESPONSE_BYTES");
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body?.getReader();
-  try {
-    while (reader) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        throw new UpstreamError("UPSTREAM_BAD_RESPONSE", "response larger than API_MAX_RESPONSE_BYTES");
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (signal.aborted || error instanceof UpstreamError) throw error;
-    throw new UpstreamError("UPSTREAM_BAD_RESPONSE", `response cut short: ${describe(error)}`);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UpstreamError("UPSTREAM_BAD_RESPONSE", "response is not JSON");
-  }
 }
 
 function fail(request: Request, call: Call, error: UpstreamError) {
@@ -200,9 +138,4 @@ function fail(request: Request, call: Call, error: UpstreamError) {
 function getForwardedHeaders(request: Request) {
   const requestId = request.headers.get("x-request-id");
   return new Headers(requestId ? { "x-request-id": requestId } : {});
-}
-
-function describe(error: unknown) {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
 }
