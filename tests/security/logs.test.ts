@@ -1,23 +1,10 @@
-import { spawn } from "node:child_process";
 import { expect, it } from "vitest";
-import { projectRoot, TEST_SESSION_SECRET } from "../support/server";
+import { runServerUntilExit } from "../support/server";
 
-function runFixture() {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/security/fixtures/console-output.ts"], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH, NODE_ENV: "production", SESSION_SECRET: TEST_SESSION_SECRET },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  return new Promise<{ stdout: string; stderr: string }>((resolve) =>
-    child.on("exit", () => resolve({ stdout, stderr })),
-  );
-}
+const CONSOLE_FIXTURE = "tests/security/fixtures/console-output.ts";
 
 it("sends console.*, process warnings and the logger's own lines out as JSON, long values cut", async () => {
-  const { stdout, stderr } = await runFixture();
+  const { stdout, stderr } = await runServerUntilExit({}, { args: ["--import", "tsx", CONSOLE_FIXTURE] });
   expect(stderr).toBe("");
   const entries = stdout
     .trim()

@@ -95,9 +95,12 @@ export async function startServer(env: Env = {}, options: Options = {}): Promise
   return { ...server, url: `http://127.0.0.1:${port}`, port };
 }
 
-/** Runs the built server and resolves when it exits by itself (for start-up failures). */
-export async function runServerUntilExit(env: Env, timeoutMs = 10_000) {
-  const server = spawnServer(env);
+/** Runs the built server (or a fixture) and resolves when it exits by itself (start-up failures). */
+export async function runServerUntilExit(
+  env: Env,
+  { timeoutMs = 10_000, ...options }: Options & { timeoutMs?: number } = {},
+) {
+  const server = spawnServer(env, options);
   const timer = setTimeout(() => void server.stop("SIGKILL"), timeoutMs);
   const code = await server.exited;
   clearTimeout(timer);
