@@ -10,6 +10,8 @@ export type Call<
   Result extends Schema = Schema,
 > = {
   method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** How logs and outcome events name the call; the method and path template when unset. */
+  name?: string;
   /** Path under API_BASE_URL; each `:name` segment is filled, encoded, from `params`. */
   path: `/${string}`;
   params?: Params;
@@ -21,6 +23,11 @@ export type Call<
   response: Result;
   /** The catalogue entry for each upstream 4xx this call expects; any other 4xx is a bad response. */
   errors?: Partial<Record<number, ErrorCode>>;
+  /**
+   * Sends an `Idempotency-Key` header, the same on every retry, so a POST, PATCH or DELETE may be
+   * retried like a read: the API applies it once whatever the number of copies it receives.
+   */
+  idempotencyKey?: boolean;
 };
 
 /** Declares a call to the API once; loaders and actions make it with `callApi`. */

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callApi, checkUpstream } from "~/api/client.server";
+import { createRetryBudget } from "~/api/retry-policy.server";
 import { createThing, getThing, sendNote } from "../fixtures/upstream-app/app/calls.server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
@@ -14,6 +15,11 @@ beforeAll(async () => {
     API_MAX_RESPONSE_BYTES: 1_024,
     API_HEALTH_PATH: "/health",
   };
+});
+
+// A full budget for each case: the budget's own cases are in upstream-faults.test.ts.
+beforeEach(() => {
+  settings.retryBudget = createRetryBudget();
 });
 
 afterAll(async () => {
@@ -162,7 +168,7 @@ describe("callApi", () => {
 
   it("stops retrying at the deadline", async () => {
     upstream.handle((_req, res) => {
-      const timer = setTimeout(() => sendJson(res, 503, {}), 400);
+      const timer = setTimeout(() => sendJson(res, 503, {}), 600);
       res.on("close", () => clearTimeout(timer));
     });
     const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));

@@ -1,27 +1,17 @@
-import { execFileSync } from "node:child_process";
 import http from "node:http";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
-import { projectRoot, startServer, type RunningServer } from "../support/server";
+import { buildFixtureApp, fixtureBuild } from "../support/fixture-app";
+import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
-// The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
-// apart so the shipped app declares no calls; served by the real server, like the app itself.
-const fixtureApp = path.join(projectRoot, "tests/fixtures/upstream-app");
-const fixtureBuild = path.join(projectRoot, "node_modules/.cache/upstream-app");
 const serverEnv = { API_TIMEOUT_MS: "1000", API_MAX_RESPONSE_BYTES: "1024" };
 
 let upstream: Upstream;
 let server: RunningServer;
 
 beforeAll(async () => {
-  // Run from the fixture's folder: Remix resolves some build outputs against the working directory.
-  execFileSync(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
-    cwd: fixtureApp,
-    env: { ...process.env, NODE_ENV: "production" },
-    stdio: "pipe",
-  });
+  await buildFixtureApp();
   upstream = await startUpstream();
   server = await startServer({ ...serverEnv, API_BASE_URL: upstream.url }, { cwd: fixtureBuild });
 });
