@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callApi, checkUpstream } from "~/api/client.server";
 import { createRetryBudget } from "~/api/retry-policy.server";
 import { createThing, getThing, sendNote } from "../fixtures/upstream-app/app/calls.server";
+import { createIncoming, getFailure } from "../support/api-calls";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
 let upstream: Upstream;
@@ -25,20 +26,6 @@ beforeEach(() => {
 afterAll(async () => {
   await upstream.close();
 });
-
-function createIncoming(signal?: AbortSignal) {
-  return new Request("http://app.test/page", { headers: { "x-request-id": "req-42" }, signal });
-}
-
-/** The status and catalogue code of the response a call threw. */
-async function getFailure(call: Promise<unknown>) {
-  const thrown = await call.then(
-    () => new Error("the call succeeded"),
-    (error: unknown) => error,
-  );
-  if (!(thrown instanceof Response)) throw thrown;
-  return { status: thrown.status, ...((await thrown.json()) as { code: string }) };
-}
 
 describe("callApi", () => {
   it("sends the path, query and headers, and returns the parsed response", async () => {
