@@ -36,19 +36,21 @@ export type RetryBudget = ReturnType<typeof createRetryBudget>;
 
 /**
  * Retries per process as a token bucket (gRPC's retry throttling, Finagle's retry budget): each
- * call earns a tenth of a retry, each retry spends one, and at most `max` are saved for a burst.
- * A failing API so sees at most about 1.1 times the calls it would without retries.
+ * call earns one credit, a retry costs `callsPerRetry` of them, and at most `max` retries are
+ * saved for a burst. A failing API so sees at most about 1.1 times the calls it would without
+ * retries. Credits are whole numbers, so ten calls buy exactly one retry.
  */
-export function createRetryBudget({ perCall = 0.1, max = 10 } = {}) {
-  let tokens = max;
+export function createRetryBudget({ callsPerRetry = 10, max = 10 } = {}) {
+  const most = max * callsPerRetry;
+  let credits = most;
   return {
     earn() {
-      tokens = Math.min(max, tokens + perCall);
+      credits = Math.min(most, credits + 1);
     },
-    /** Takes a token for one retry; false when none is left. */
+    /** Takes the credits for one retry; false when there are too few. */
     spend() {
-      if (tokens < 1) return false;
-      tokens -= 1;
+      if (credits < callsPerRetry) return false;
+      credits -= callsPerRetry;
       return true;
     },
   };
