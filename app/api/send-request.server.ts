@@ -29,10 +29,10 @@ const NOT_CONNECTED = new Set([
   "EADDRNOTAVAIL",
 ]);
 
-const CANCELLED = new Error("request cancelled");
-
 // The connection went away; when not one byte of an answer had come, the API may be restarting.
-const CONNECTION_LOST = new Set(["ECONNRESET", "EPIPE"]);
+const CONNECTION_LOST = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ETIMEDOUT"]);
+
+const CANCELLED = new Error("request cancelled");
 
 /**
  * Sends one request with `node:http` and resolves with the answer once its headers are in.

@@ -26,14 +26,16 @@ export class UpstreamError extends Error {
 }
 
 // A busy API (429) is as unavailable as one that says so (503); a gateway's 504 is a timeout.
+// Any other status a call does not declare is an answer it cannot use.
+const codeForStatus: Partial<Record<number, ErrorCode>> = {
+  429: "UPSTREAM_UNAVAILABLE",
+  503: "UPSTREAM_UNAVAILABLE",
+  504: "UPSTREAM_TIMEOUT",
+};
+
 export function getFailureForStatus(call: Call, status: number) {
+  const reason = `upstream answered ${status}`;
   const expected = status >= 400 && status < 500 ? call.errors?.[status] : undefined;
-  if (expected) return new UpstreamError(expected, `upstream answered ${status}`, { mappedStatus: status });
-  const code: ErrorCode =
-    status === 429 || status === 503
-      ? "UPSTREAM_UNAVAILABLE"
-      : status === 504
-        ? "UPSTREAM_TIMEOUT"
-        : "UPSTREAM_BAD_RESPONSE";
-  return new UpstreamError(code, `upstream answered ${status}`);
+  if (expected) return new UpstreamError(expected, reason, { mappedStatus: status });
+  return new UpstreamError(codeForStatus[status] ?? "UPSTREAM_BAD_RESPONSE", reason);
 }

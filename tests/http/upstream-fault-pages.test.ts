@@ -1,8 +1,7 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue, type ErrorCode } from "~/lib/errors";
-import { buildFixtureApp, fixtureBuild } from "../support/fixture-app";
+import { buildFixtureApp, expectCataloguePage, fixtureBuild } from "../support/fixture-app";
 import { startSuiteServer } from "../support/server";
 import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
@@ -22,15 +21,6 @@ beforeAll(async () => {
 });
 
 const serverEnv = () => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000", LOG_LEVEL: "info" });
-
-async function expectCataloguePage(response: Response, code: ErrorCode) {
-  const { status, title, message } = errorCatalogue[code];
-  expect(response.status).toBe(status);
-  const html = await response.text();
-  expect(html).toContain('<header class="site-header">');
-  expect(html).toContain(`<h1 id="error-title">${title}</h1>`);
-  expect(html).toContain(message);
-}
 
 function postForm(url: string, fields: Record<string, string> = {}) {
   return fetch(url, {

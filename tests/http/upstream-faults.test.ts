@@ -131,6 +131,43 @@ describe("an answer that breaks HTTP", () => {
   });
 });
 
+describe("an answer that never ends", () => {
+  /** Writes `bytes` one at a time, every 50 ms, for as long as the connection stays open. */
+  const drip = (bytes: string) => (socket: Socket) => {
+    let sent = 0;
+    const timer = setInterval(() => socket.write(bytes[sent++ % bytes.length]!), 50);
+    socket.on("close", () => clearInterval(timer));
+  };
+
+  it.each([
+    ["a status line that drips", drip("HTTP/1.1 200 OK\r\n")],
+    [
+      "headers that never end",
+      (socket: Socket) => {
+        socket.write("HTTP/1.1 200 OK\r\n");
+        drip("X-Slow: 1\r\n")(socket);
+      },
+    ],
+    [
+      "a body that drips",
+      (socket: Socket) => {
+        socket.write(head("HTTP/1.1 200 OK", "Content-Length: 1000"));
+        drip(" ")(socket);
+      },
+    ],
+    ["silence", () => {}],
+  ])("is a timeout at the deadline, and the request is closed: %s", async (_case, answer) => {
+    settings.API_TIMEOUT_MS = 300;
+    upstream.handleRaw(answer);
+    const closed = upstream.nextAbort();
+    const started = performance.now();
+    expect(await getFailure(getOne())).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await closed;
+    expect(outcomes()).toEqual(["timeout"]);
+  });
+});
+
 describe("an answer HTTP allows, however unusual", () => {
   it.each([
     ["100 Continue, then 200", head("HTTP/1.1 100 Continue")],

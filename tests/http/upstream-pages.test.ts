@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue, type ErrorCode } from "~/lib/errors";
-import { buildFixtureApp, fixtureBuild } from "../support/fixture-app";
+import type { ErrorCode } from "~/lib/errors";
+import { buildFixtureApp, expectCataloguePage, fixtureBuild } from "../support/fixture-app";
 import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
@@ -20,16 +20,6 @@ afterAll(async () => {
   await server?.stop();
   await upstream?.close();
 });
-
-async function expectCataloguePage(response: Response, code: ErrorCode) {
-  const { status, title, message } = errorCatalogue[code];
-  expect(response.status).toBe(status);
-  const html = await response.text();
-  expect(html).toContain('<header class="site-header">');
-  expect(html).toContain(`<h1 id="error-title">${title}</h1>`);
-  expect(html).toContain(message);
-  expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
-}
 
 describe("a loader making a call", () => {
   it("renders the upstream's answer, having sent the path, query and request id", async () => {

@@ -2,6 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { expect } from "vitest";
+import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { projectRoot } from "./server";
 
 // The app plus routes whose loaders and actions make fixture calls (tests/fixtures/upstream-app),
@@ -64,4 +66,15 @@ function getNewestModifiedAt(source: string): number {
     newest = Math.max(newest, getModifiedAt(path.join(entry.parentPath, entry.name)));
   }
   return newest;
+}
+
+/** The catalogue's page for `code`, inside the site's layout, with nothing internal in it. */
+export async function expectCataloguePage(response: Response, code: ErrorCode) {
+  const { status, title, message } = errorCatalogue[code];
+  expect(response.status).toBe(status);
+  const html = await response.text();
+  expect(html).toContain('<header class="site-header">');
+  expect(html).toContain(`<h1 id="error-title">${title}</h1>`);
+  expect(html).toContain(message);
+  expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
 }
