@@ -55,14 +55,18 @@ export function sendRequest({ url, method, headers, body }: Exchange, signal: Ab
       reject(error);
     };
     // Rather than `signal` as an option, whose abort makes an AbortError with a stack each time.
-    const cancel = () => (response ?? request).destroy(CANCELLED);
+    const cancel = () => {
+      if (!response) request.destroy(CANCELLED);
+      else if (!response.complete) response.destroy(CANCELLED);
+    };
     signal.addEventListener("abort", cancel, { once: true });
     request.once("response", (answer) => resolve((response = answer)));
     request.once("upgrade", (_response, socket) => {
       socket.destroy();
       fail(new UpstreamError("UPSTREAM_BAD_RESPONSE", "upstream switched protocols"));
     });
-    request.once("error", (error: Error & { code?: string }) => {
+    // `on`, not `once`: a request can report more than one error, and one unheard would crash.
+    request.on("error", (error: Error & { code?: string }) => {
       if (signal.aborted) return fail(signal.reason);
       fail(classify(error, (request.socket?.bytesRead ?? 0) > answerStart.bytes));
     });
