@@ -29,6 +29,7 @@ export default function handleRequest(
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
+    let departed = false;
     const respond = (body: BodyInit) => {
       responseHeaders.set("Content-Type", "text/html; charset=utf-8");
       setPrivate(responseHeaders);
@@ -70,6 +71,14 @@ export default function handleRequest(
           reject(error);
         },
         onError(error: unknown) {
+          // A visitor who leaves mid-stream ends the render, which React reports once for each
+          // part still pending ("The destination stream closed early"): a departure, not a fault.
+          if (request.signal.aborted) {
+            const requestId = request.headers.get("x-request-id");
+            if (!departed) logger.info({ requestId }, "visitor left before the page was complete");
+            departed = true;
+            return;
+          }
           responseStatusCode = 500;
           // Errors before the shell is ready reach onShellError; after it, log them here, unless
           // the visitor left (the stream then closes early): not a fault of this server.

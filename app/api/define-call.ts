@@ -10,6 +10,8 @@ export type Call<
   Result extends Schema = Schema,
 > = {
   method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** How logs and outcome events name the call; the method and path template when unset. */
+  name?: string;
   /** Path under API_BASE_URL; each `:name` segment is filled, encoded, from `params`. */
   path: `/${string}`;
   params?: Params;
@@ -28,6 +30,11 @@ export type Call<
    * to the form with `replyWithApiErrors`. An answer its reader cannot read falls back to `errors`.
    */
   formErrors?: Partial<Record<number, ReadFormErrors>>;
+  /**
+   * Sends an `Idempotency-Key` header, the same on every retry, so a POST, PATCH or DELETE may be
+   * retried like a read: the API applies it once whatever the number of copies it receives.
+   */
+  idempotencyKey?: boolean;
 };
 
 /** An upstream answer as the form shows it: Conform's `reply({ formErrors, fieldErrors })`. */

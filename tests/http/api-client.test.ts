@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callApi, checkUpstream } from "~/api/client.server";
+import { createRetryBudget } from "~/api/retry-policy.server";
 import { createThing, getThing, sendNote } from "../fixtures/upstream-app/app/calls.server";
+import { createIncoming, getFailure } from "../support/api-calls";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
 let upstream: Upstream;
@@ -16,23 +18,14 @@ beforeAll(async () => {
   };
 });
 
+// A full budget for each case: the budget's own cases are in upstream-faults.test.ts.
+beforeEach(() => {
+  settings.retryBudget = createRetryBudget();
+});
+
 afterAll(async () => {
   await upstream.close();
 });
-
-function createIncoming(signal?: AbortSignal) {
-  return new Request("http://app.test/page", { headers: { "x-request-id": "req-42" }, signal });
-}
-
-/** The status and catalogue code of the response a call threw. */
-async function getFailure(call: Promise<unknown>) {
-  const thrown = await call.then(
-    () => new Error("the call succeeded"),
-    (error: unknown) => error,
-  );
-  if (!(thrown instanceof Response)) throw thrown;
-  return { status: thrown.status, ...((await thrown.json()) as { code: string }) };
-}
 
 describe("callApi", () => {
   it("sends the path, query and headers, and returns the parsed response", async () => {
@@ -162,7 +155,7 @@ describe("callApi", () => {
 
   it("stops retrying at the deadline", async () => {
     upstream.handle((_req, res) => {
-      const timer = setTimeout(() => sendJson(res, 503, {}), 400);
+      const timer = setTimeout(() => sendJson(res, 503, {}), 600);
       res.on("close", () => clearTimeout(timer));
     });
     const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));

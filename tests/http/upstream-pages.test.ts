@@ -1,10 +1,14 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import type { ErrorCode } from "~/lib/errors";
 import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
-import { getHeading, parseHtml } from "../support/html";
-import { buildUpstreamApp, upstreamAppBuild as fixtureBuild } from "../support/upstream-app";
+import { getHeading } from "../support/html";
+import {
+  buildUpstreamApp,
+  expectCataloguePage,
+  upstreamAppBuild as fixtureBuild,
+} from "../support/upstream-app";
 
 // The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
 // apart so the shipped app declares no calls; served by the real server, like the app itself.
@@ -23,17 +27,6 @@ afterAll(async () => {
   await server?.stop();
   await upstream?.close();
 });
-
-async function expectCataloguePage(response: Response, code: ErrorCode) {
-  const { status, title, message } = errorCatalogue[code];
-  expect(response.status).toBe(status);
-  const html = await response.text();
-  const page = parseHtml(html);
-  expect(page.querySelector("header.site-header")).not.toBeNull();
-  expect(page.querySelector("main h1")?.textContent).toBe(title);
-  expect(html).toContain(message);
-  expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
-}
 
 describe("a loader making a call", () => {
   it("renders the upstream's answer, having sent the path, query and request id", async () => {

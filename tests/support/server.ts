@@ -121,8 +121,11 @@ export function startSuiteServer(
   });
   afterAll(async () => {
     if (!server.child) return;
-    expectNoServerErrors(server, expectedStatuses);
-    await server.stop();
+    try {
+      expectNoServerErrors(server, expectedStatuses);
+    } finally {
+      await server.stop();
+    }
   });
   return server;
 }

@@ -4,6 +4,9 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { expect } from "vitest";
+import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import { parseHtml } from "./html";
 import { projectRoot } from "./server";
 
 const fixtureApp = path.join(projectRoot, "tests/fixtures/upstream-app");
@@ -85,4 +88,16 @@ function takeLock() {
     if (age > STALE_LOCK_MS) rmSync(lockDir, { recursive: true, force: true });
     return false;
   }
+}
+
+/** The catalogue's page for `code`, inside the site's layout, with nothing internal in it. */
+export async function expectCataloguePage(response: Response, code: ErrorCode) {
+  const { status, title, message } = errorCatalogue[code];
+  expect(response.status).toBe(status);
+  const html = await response.text();
+  const page = parseHtml(html);
+  expect(page.querySelector("header.site-header")).not.toBeNull();
+  expect(page.querySelector("main h1")?.textContent).toBe(title);
+  expect(html).toContain(message);
+  expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
 }

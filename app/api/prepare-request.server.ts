@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { createErrorResponse } from "~/lib/errors";
+import { buildCallUrl, type Call, type CallInput, type QueryValue } from "./define-call";
+import { ACCEPTED_ENCODINGS } from "./read-response.server";
+import type { Exchange } from "./send-request.server";
+
+/**
+ * The request a call sends for `input`: its URL under `baseUrl`, its headers and encoded body.
+ * Input that does not match the call's schemas, or a path value that would leave its segment,
+ * is refused with the catalogue's 400 before anything is sent.
+ */
+export function prepareRequest<C extends Call>(
+  request: Request,
+  call: C,
+  input: CallInput<C>,
+  baseUrl: string,
+): Exchange {
+  const fields = input as { params?: unknown; query?: unknown; body?: unknown };
+  const params = parseInput(call.params, fields.params ?? {}) as Record<string, unknown> | undefined;
+  const query = parseInput(call.query, fields.query ?? {}) as Record<string, QueryValue> | undefined;
+  const url = buildCallUrl(baseUrl, call.path, params, query);
+  if (!url) throw createErrorResponse("BAD_REQUEST");
+  const { contentType, encoded } = encodeBody(call, parseInput(call.body, fields.body));
+  const headers = getForwardedHeaders(request);
+  headers.accept = "application/json";
+  headers["accept-encoding"] = ACCEPTED_ENCODINGS;
+  if (contentType) headers["content-type"] = contentType;
+  // One key per call, so every retry of it carries the same.
+  if (call.idempotencyKey) headers["idempotency-key"] = randomUUID();
+  return { url, method: call.method, headers, body: encoded };
+}
+
+/** The only header of the visitor's request that reaches the API: its request id. */
+export function getForwardedHeaders(request: Request): Record<string, string> {
+  const requestId = request.headers.get("x-request-id");
+  return requestId ? { "x-request-id": requestId } : {};
+}
+
+function parseInput(schema: z.ZodType | undefined, value: unknown) {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw createErrorResponse("BAD_REQUEST");
+  return result.data;
+}
+
+function encodeBody(call: Call, body: unknown) {
+  if (!call.body) return {};
+  if (call.bodyType === "form") {
+    const encoded = new URLSearchParams(body as Record<string, string>).toString();
+    return { contentType: "application/x-www-form-urlencoded", encoded };
+  }
+  return { contentType: "application/json", encoded: JSON.stringify(body) };
+}

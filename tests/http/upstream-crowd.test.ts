@@ -1,0 +1,153 @@
+import http from "node:http";
+import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+import { startSuiteServer, type RunningServer } from "../support/server";
+import { startUpstream, type Upstream } from "../support/upstream";
+
+// 200 visitors on a page whose call never answers: every deadline passes within a short time.
+// The server must stay responsive meanwhile (a /healthz probe from outside, its own event loop
+// delay from inside) and answer each visitor soon after its deadline. The figures are printed
+// beside the same figures for the idle server; the bounds asserted are generous, since the test
+// machine is shared.
+
+const VISITORS = 200;
+const DEADLINE_MS = 2_000;
+const PROBE_INTERVAL_MS = 10;
+const loopDelayScript = pathToFileURL(path.join(import.meta.dirname, "../support/loop-delay.js")).href;
+
+let upstream: Upstream;
+
+beforeAll(async () => {
+  await buildUpstreamApp();
+  upstream = await startUpstream();
+  upstream.handle(() => {});
+  return () => upstream.close();
+});
+
+describe.each([
+  ["/call/1", "a page", 504],
+  ["/later/1", "a page with deferred data", 200],
+])("%s: 200 visitors on %s whose call never answers", (page, _kind, status) => {
+  const server = startSuiteServer(
+    () => ({
+      API_BASE_URL: upstream.url,
+      API_TIMEOUT_MS: String(DEADLINE_MS),
+      NODE_OPTIONS: `--import ${loopDelayScript}`,
+    }),
+    { cwd: upstreamAppBuild, expectedStatuses: [504] },
+  );
+
+  it("keep /healthz and the event loop responsive, and each get an answer soon after the deadline", async () => {
+    const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 50; i++) await get(`${server.url}/healthz`, probeAgent);
+      await readLoopDelay(server);
+      const idleProbes = await probeUntil(server, probeAgent, sleep(1_000));
+      const idleLoop = await readLoopDelay(server);
+
+      const clientLoop = monitorEventLoopDelay({ resolution: 5 });
+      clientLoop.enable();
+      const startedAt = performance.now();
+      const visitors = Promise.all(Array.from({ length: VISITORS }, () => get(server.url + page)));
+      await sleep(DEADLINE_MS - 50);
+      await readLoopDelay(server);
+      const windowStart = performance.now();
+      const crowdProbes = await probeUntil(server, probeAgent, visitors);
+      const crowdLoop = await readLoopDelay(server);
+      clientLoop.disable();
+      const answers = await visitors;
+
+      const answeredAfter = answers.map((answer) => answer.endedAt - startedAt);
+      const overDeadline = getServerDurations(server, page).map((ms) => ms - DEADLINE_MS);
+      const figures = {
+        "/healthz latency, ms (p50 / max)": [summarize(idleProbes), summarize(crowdProbes)],
+        "server event loop delay, ms (p99 / max)": [
+          `${idleLoop.p99Ms} / ${idleLoop.maxMs}`,
+          `${crowdLoop.p99Ms} / ${crowdLoop.maxMs}`,
+        ],
+        "visitor answered after, ms (p50 / max)": ["", summarize(answeredAfter)],
+        "server time past the deadline, ms (p50 / max)": ["", summarize(overDeadline)],
+        "test process event loop delay max, ms": ["", (clientLoop.max / 1e6).toFixed(1)],
+      };
+      console.info(
+        `${VISITORS} visitors on ${page}, deadline ${DEADLINE_MS} ms; the crowd's figures are from ` +
+          `${(windowStart - startedAt).toFixed(0)} ms after they came until the last answer\n` +
+          Object.entries(figures)
+            .map(([name, [idle, crowd]]) => `${name.padEnd(48)} idle ${idle!.padEnd(14)} crowd ${crowd}`)
+            .join("\n"),
+      );
+
+      expect(answers.map((answer) => answer.status)).toEqual(Array(VISITORS).fill(status));
+      if (status === 200) {
+        for (const answer of answers) expect(answer.body).toContain("The thing could not be loaded");
+      }
+      expect(Math.max(...crowdProbes)).toBeLessThan(250);
+      expect(crowdLoop.maxMs).toBeLessThan(250);
+      expect(Math.max(...overDeadline)).toBeLessThan(1_000);
+    } finally {
+      probeAgent.destroy();
+    }
+  });
+});
+
+type Answer = { status: number; body: string; endedAt: number };
+
+function get(url: string, agent?: http.Agent) {
+  return new Promise<Answer>((resolve, reject) => {
+    http
+      .get(url, { agent: agent ?? false }, (response) => {
+        let body = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode!, body, endedAt: performance.now() }));
+      })
+      .on("error", reject);
+  });
+}
+
+/** /healthz latencies, one probe every PROBE_INTERVAL_MS until `until` settles. */
+async function probeUntil(server: RunningServer, agent: http.Agent, until: Promise<unknown>) {
+  let done = false;
+  void until.then(() => (done = true));
+  const latencies: number[] = [];
+  while (!done) {
+    const sent = performance.now();
+    await get(`${server.url}/healthz`, agent);
+    latencies.push(performance.now() - sent);
+    await sleep(PROBE_INTERVAL_MS);
+  }
+  return latencies;
+}
+
+/** The server's event loop delay since the last reading (tests/support/loop-delay.js). */
+function readLoopDelay(server: RunningServer) {
+  return new Promise<{ maxMs: number; p99Ms: number }>((resolve) => {
+    const onMessage = (message: { type?: string; maxMs: number; p99Ms: number }) => {
+      if (message.type !== "loop-delay") return;
+      server.child.off("message", onMessage);
+      resolve(message);
+    };
+    server.child.on("message", onMessage);
+    server.child.send({ type: "loop-delay" });
+  });
+}
+
+/** How long the server took over each request for `page`, from its request log. */
+function getServerDurations(server: RunningServer, page: string) {
+  return server
+    .output()
+    .split("\n")
+    .filter((line) => line.includes('"msg":"request"'))
+    .map((line) => JSON.parse(line) as { path: string; durationMs: number })
+    .filter((line) => line.path === page)
+    .map((line) => line.durationMs);
+}
+
+function summarize(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const p50 = sorted[Math.floor(sorted.length / 2)] ?? NaN;
+  return `${p50.toFixed(1)} / ${(sorted.at(-1) ?? NaN).toFixed(1)}`;
+}

@@ -1,0 +1,218 @@
+import http from "node:http";
+import zlib from "node:zlib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildUpstreamApp, expectCataloguePage, upstreamAppBuild } from "../support/upstream-app";
+import { startSuiteServer } from "../support/server";
+import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/upstream";
+
+// Upstream faults as a visitor sees them: the fixture app's pages, served by the built server,
+// in front of a scripted API that misbehaves down to the bytes on the wire.
+
+const THING = JSON.stringify({ id: "1", name: "From upstream" });
+const OK_HEAD = `HTTP/1.1 200 OK\r\nContent-Length: ${THING.length}\r\nConnection: close\r\n\r\n`;
+const EXPECTED_STATUSES = [502, 503, 504];
+
+let upstream: Upstream;
+
+beforeAll(async () => {
+  await buildUpstreamApp();
+  upstream = await startUpstream();
+  return () => upstream.close();
+});
+
+const serverEnv = () => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000", LOG_LEVEL: "info" });
+
+function postForm(url: string, fields: Record<string, string> = {}) {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+}
+
+describe("a page whose call gets a broken answer", () => {
+  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild, expectedStatuses: EXPECTED_STATUSES });
+
+  it.each<[string, string | Buffer]>([
+    ["a garbage status line", `FOO BAR BAZ\r\n\r\n${THING}`],
+    ["an HTTP/0.9 answer", THING],
+    [
+      "101 Switching Protocols",
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+    ],
+    [
+      "two different Content-Lengths",
+      `HTTP/1.1 200 OK\r\nContent-Length: 40\r\nContent-Length: 5\r\n\r\n${THING}`,
+    ],
+    [
+      "Transfer-Encoding with Content-Length",
+      `HTTP/1.1 200 OK\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
+    [
+      "six stacked Content-Encodings",
+      Buffer.concat([
+        Buffer.from("HTTP/1.1 200 OK\r\nContent-Encoding: gzip, gzip, gzip, gzip, gzip, gzip\r\n\r\n"),
+        [1, 2, 3, 4, 5, 6].reduce((body) => zlib.gzipSync(body), Buffer.from(THING)),
+      ]),
+    ],
+    [
+      "20,000 headers",
+      `HTTP/1.1 200 OK\r\n${Array.from({ length: 20_000 }, (_, i) => `X-H-${i}: v\r\n`).join("")}\r\n${THING}`,
+    ],
+  ])("shows the 502 page at once, with one request to the API: %s", async (_case, answer) => {
+    upstream.handleRaw(answerRaw(answer));
+    const started = performance.now();
+    await expectCataloguePage(await fetch(`${server.url}/call/1`), "UPSTREAM_BAD_RESPONSE");
+    console.info(`${_case}: the 502 page after ${(performance.now() - started).toFixed(0)} ms`);
+    expect(upstream.received).toHaveLength(1);
+  });
+
+  it("reads a 200 after a 100 Continue", async () => {
+    upstream.handleRaw(answerRaw("HTTP/1.1 100 Continue\r\n\r\n", OK_HEAD, THING));
+    const response = await fetch(`${server.url}/call/1`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("<h1>From upstream</h1>");
+  });
+
+  it("refuses JSON nested 100,000 deep before it reaches the page", async () => {
+    const deep = `{"id":"1","extra":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    upstream.handleRaw(answerRaw(`HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n`, deep));
+    // A 200 KB answer, under the default 1 MB cap: only the depth is wrong.
+    await expectCataloguePage(await fetch(`${server.url}/faults/loose/1`), "UPSTREAM_BAD_RESPONSE");
+    expect(server.output()).not.toContain("Maximum call stack size exceeded");
+  });
+});
+
+describe("a page whose call finds the API busy or unreachable", () => {
+  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild, expectedStatuses: EXPECTED_STATUSES });
+
+  it("shows the 503 page for a 429, after retrying the read", async () => {
+    upstream.handle((_req, res) => sendJson(res, 429, {}));
+    await expectCataloguePage(await fetch(`${server.url}/call/1`), "UPSTREAM_UNAVAILABLE");
+    expect(upstream.received).toHaveLength(3);
+  });
+
+  it("shows the 503 page at once when Retry-After is beyond the deadline", async () => {
+    upstream.handle((_req, res) => sendJson(res, 503, {}, { "retry-after": "3600" }));
+    const started = performance.now();
+    await expectCataloguePage(await fetch(`${server.url}/call/1`), "UPSTREAM_UNAVAILABLE");
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(upstream.received).toHaveLength(1);
+  });
+
+  it("retries a read whose connection was reset after the API read it", async () => {
+    upstream.handleRaw((socket) => socket.resetAndDestroy());
+    await expectCataloguePage(await fetch(`${server.url}/call/1`), "UPSTREAM_UNAVAILABLE");
+    expect(upstream.received).toHaveLength(3);
+  });
+
+  it("never replays a DELETE whose connection was reset after the API read it", async () => {
+    upstream.handleRaw((socket) => socket.resetAndDestroy());
+    await expectCataloguePage(await postForm(`${server.url}/faults/delete/1`), "UPSTREAM_UNAVAILABLE");
+    expect(upstream.received).toMatchObject([{ method: "DELETE", url: "/things/1" }]);
+  });
+
+  it("replays a POST with an idempotency key under the same key, until it is answered", async () => {
+    upstream.handleRaw((socket) =>
+      upstream.received.length < 3
+        ? socket.resetAndDestroy()
+        : answerRaw(OK_HEAD.replace("200 OK", "201 Created"), THING)(socket),
+    );
+    const response = await postForm(`${server.url}/faults/create`, { name: "Widget" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/things/1");
+    const keys = new Set(upstream.received.map((request) => request.headers["idempotency-key"]));
+    expect(upstream.received).toHaveLength(3);
+    expect(keys.size).toBe(1);
+    expect(upstream.received[0]!.body).toBe('{"name":"Widget"}');
+  });
+});
+
+describe("the retry budget of one instance", () => {
+  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild, expectedStatuses: EXPECTED_STATUSES });
+
+  it("keeps a failing API's load to about 1.1 times the visits", async () => {
+    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    const visits = 100;
+    for (let batch = 0; batch < visits / 10; batch++) {
+      const pages = await Promise.all(Array.from({ length: 10 }, () => fetch(`${server.url}/call/1`)));
+      expect(pages.map((page) => page.status)).toEqual(Array(10).fill(503));
+    }
+    const load = upstream.received.length / visits;
+    console.info(
+      `${visits} visits, API answering 503: ${upstream.received.length} requests (${load.toFixed(2)}x)`,
+    );
+    expect(upstream.received.length).toBeLessThanOrEqual(visits * 1.1 + 10);
+  });
+});
+
+describe("headers", () => {
+  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild });
+
+  it("stay on their side: nothing of the visitor's reaches the API, nothing of the API's the visitor", async () => {
+    upstream.handle((_req, res) =>
+      sendJson(
+        res,
+        200,
+        { id: "1", name: "Isolated" },
+        {
+          "set-cookie": "upstream=1",
+          location: "https://elsewhere.example/",
+          "content-security-policy": "default-src *",
+          "x-upstream": "1",
+        },
+      ),
+    );
+    const response = await fetch(`${server.url}/call/1`, {
+      headers: {
+        cookie: "theme=dark; session=secret",
+        authorization: "Bearer visitor-token",
+        "x-forwarded-for": "203.0.113.9",
+        "x-request-id": "isolated-1",
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect(response.headers.get("location")).toBeNull();
+    expect(response.headers.get("x-upstream")).toBeNull();
+    expect(response.headers.get("content-security-policy")).not.toContain("default-src *");
+    expect(Object.keys(upstream.received[0]!.headers).sort()).toEqual(
+      ["accept", "accept-encoding", "connection", "host", "x-request-id"].sort(),
+    );
+  });
+});
+
+describe("a visitor who leaves a streamed page while its data is pending", () => {
+  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild });
+
+  it("is logged as one departure at info level, and the call is cancelled", async () => {
+    upstream.handle(() => {});
+    const upstreamClosed = upstream.nextAbort();
+    const page = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http
+        .get(`${server.url}/later/1`, { headers: { "x-request-id": "leaver-1" } }, resolve)
+        .on("error", reject),
+    );
+    let body = "";
+    page.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+    page.on("error", () => {});
+    await expect.poll(() => body).toContain("Waiting for the thing");
+    page.destroy();
+    await upstreamClosed;
+    const departure = "visitor left before the page was complete";
+    const getMessages = () => getLogLines(server.output(), "leaver-1").map((line) => line.msg);
+    await expect.poll(getMessages).toContain(departure);
+    // React reports the departure once per pending part, in the same turn: give any stragglers time.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const lines = getLogLines(server.output(), "leaver-1").filter((line) => line.msg !== "request");
+    expect(lines).toMatchObject([{ level: 30, msg: departure }]);
+  });
+});
+
+function getLogLines(output: string, requestId: string) {
+  return output
+    .split("\n")
+    .filter((line) => line.includes(`"requestId":"${requestId}"`))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
+}

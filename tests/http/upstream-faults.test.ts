@@ -1,0 +1,436 @@
+import type { Socket } from "node:net";
+import zlib from "node:zlib";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { onCallOutcome, type CallOutcomeEvent } from "~/api/call-outcomes.server";
+import { callApi } from "~/api/client.server";
+import { createRetryBudget } from "~/api/retry-policy.server";
+import { createThing, getThing, sendNote } from "../fixtures/upstream-app/app/calls.server";
+import { createThingOnce, deleteThing, getLooseThing } from "../fixtures/upstream-app/app/fault-calls.server";
+import { createIncoming, getFailure } from "../support/api-calls";
+import { answerRaw, getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
+
+// callApi against an API that misbehaves, down to the bytes on the wire.
+
+const THING = JSON.stringify({ id: "1", name: "Thing" });
+const LENGTH = `Content-Length: ${THING.length}`;
+// A raw answer closes its connection, and says so, so the client does not send the next request on it.
+const CLOSE = "Connection: close";
+const BAD_ANSWER = { status: 502, code: "UPSTREAM_BAD_RESPONSE" };
+const UNAVAILABLE = { status: 503, code: "UPSTREAM_UNAVAILABLE" };
+
+/** A well-formed answer head (status line and headers), with the blank line after it. */
+function head(statusLine: string, ...headers: string[]) {
+  return [statusLine, ...headers].join("\r\n") + "\r\n\r\n";
+}
+
+function gzipTimes(text: string, times: number) {
+  let body = Buffer.from(text);
+  for (let i = 0; i < times; i++) body = zlib.gzipSync(body);
+  return body;
+}
+
+let upstream: Upstream;
+let settings: Parameters<typeof callApi>[3] & {};
+let events: CallOutcomeEvent[] = [];
+let stopListening: () => void;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  stopListening = onCallOutcome((event) => events.push(event));
+});
+
+beforeEach(() => {
+  events = [];
+  settings = {
+    API_BASE_URL: upstream.url,
+    API_TIMEOUT_MS: 1_000,
+    API_MAX_RESPONSE_BYTES: 1_024,
+    API_HEALTH_PATH: "/health",
+    retryBudget: createRetryBudget(),
+  };
+});
+
+afterAll(async () => {
+  stopListening();
+  await upstream.close();
+});
+
+const getOne = () => callApi(createIncoming(), getThing, { params: { id: "1" } }, settings);
+const outcomes = () => events.map((event) => event.outcome);
+
+describe("an answer that breaks HTTP", () => {
+  const resetAfter = (bytes: string) => (socket: Socket) => {
+    socket.write(bytes);
+    setTimeout(() => socket.resetAndDestroy(), 20);
+  };
+  it.each<[string, string | Buffer | ((socket: Socket) => void)]>([
+    ["a garbage status line", `FOO BAR BAZ\r\n\r\n${THING}`],
+    ["an HTTP/0.9 answer: a body and no status line", THING],
+    [
+      "101 Switching Protocols",
+      head("HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade"),
+    ],
+    ["101 without an Upgrade header", head("HTTP/1.1 101 Switching Protocols")],
+    ["two different Content-Lengths", head("HTTP/1.1 200 OK", LENGTH, "Content-Length: 5") + THING],
+    [
+      "Transfer-Encoding with Content-Length",
+      head("HTTP/1.1 200 OK", LENGTH, "Transfer-Encoding: chunked") +
+        `${THING.length.toString(16)}\r\n${THING}\r\n0\r\n\r\n`,
+    ],
+    [
+      "a chunk size that is not hex",
+      head("HTTP/1.1 200 OK", "Transfer-Encoding: chunked") + "zz\r\nabc\r\n0\r\n\r\n",
+    ],
+    ["a header line without a colon", head("HTTP/1.1 200 OK", "Broken header", LENGTH) + THING],
+    ["a NUL in a header value", head("HTTP/1.1 200 OK", "X-A: a\0b", LENGTH) + THING],
+    ["bare LF line ends", `HTTP/1.1 200 OK\n${LENGTH}\n\n${THING}`],
+    ["a status line of 100 KB", head(`HTTP/1.1 200 ${"O".repeat(100_000)}`, LENGTH) + THING],
+    ["a status code of 999", head("HTTP/1.1 999 Odd", "Content-Length: 0")],
+    ["an HTTP/2 preface", Buffer.from("000012040000000000000300000064000400100000000600004000", "hex")],
+    ["a status line cut short, then the connection closed", "HTTP/1.1 20"],
+    ["headers cut short, then a reset", resetAfter(`HTTP/1.1 200 OK\r\n${LENGTH}\r\n`)],
+    ["a body cut short, then a reset", resetAfter(head("HTTP/1.1 200 OK", LENGTH) + '{"id"')],
+  ])("is a bad answer at once, without a retry: %s", async (_case, answer) => {
+    upstream.handleRaw(typeof answer === "function" ? answer : answerRaw(answer));
+    expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
+    expect(upstream.received).toHaveLength(1);
+    expect(outcomes()).toEqual(["bad_answer"]);
+  });
+
+  it.each<[string, string, Buffer]>([
+    ["six stacked gzip codings", "gzip, gzip, gzip, gzip, gzip, gzip", gzipTimes(THING, 6)],
+    ["two stacked gzip codings", "gzip, gzip", gzipTimes(THING, 2)],
+    ["a coding it did not ask for", "zstd", Buffer.from(THING)],
+    ["gzip that is not gzip", "gzip", Buffer.from(THING)],
+  ])("is a bad answer at once, without a retry: %s", async (_case, coding, body) => {
+    const answer = head("HTTP/1.1 200 OK", `Content-Encoding: ${coding}`, `Content-Length: ${body.length}`);
+    upstream.handleRaw(answerRaw(answer, body));
+    expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
+    expect(upstream.received).toHaveLength(1);
+  });
+
+  it("cuts 20,000 headers off in the parser, once", async () => {
+    const headers = Array.from({ length: 20_000 }, (_, i) => `X-Header-${i}: value`);
+    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", ...headers, LENGTH), THING));
+    const started = performance.now();
+    const failure = await getFailure(getOne());
+    const elapsedMs = performance.now() - started;
+    console.info(`20,000 headers: a 502 after ${elapsedMs.toFixed(1)} ms`);
+    expect(failure).toEqual(BAD_ANSWER);
+    expect(upstream.received).toHaveLength(1);
+    expect(elapsedMs).toBeLessThan(1_000);
+  });
+
+  it.each([
+    ["gzip", zlib.gzipSync(Buffer.alloc(20_000_000))],
+    ["br", zlib.brotliCompressSync(Buffer.alloc(20_000_000))],
+    ["deflate", zlib.deflateSync(Buffer.alloc(20_000_000))],
+  ])("stops a %s bomb at the size cap", async (coding, body) => {
+    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", `Content-Encoding: ${coding}`), body));
+    expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
+  });
+});
+
+describe("an answer that never ends", () => {
+  /** Writes `bytes` one at a time, every 50 ms, for as long as the connection stays open. */
+  const drip = (bytes: string) => (socket: Socket) => {
+    let sent = 0;
+    const timer = setInterval(() => socket.write(bytes[sent++ % bytes.length]!), 50);
+    socket.on("close", () => clearInterval(timer));
+  };
+
+  it.each([
+    ["a status line that drips", drip("HTTP/1.1 200 OK\r\n")],
+    [
+      "headers that never end",
+      (socket: Socket) => {
+        socket.write("HTTP/1.1 200 OK\r\n");
+        drip("X-Slow: 1\r\n")(socket);
+      },
+    ],
+    [
+      "a body that drips",
+      (socket: Socket) => {
+        socket.write(head("HTTP/1.1 200 OK", "Content-Length: 1000"));
+        drip(" ")(socket);
+      },
+    ],
+    ["silence", () => {}],
+  ])("is a timeout at the deadline, and the request is closed: %s", async (_case, answer) => {
+    settings.API_TIMEOUT_MS = 300;
+    upstream.handleRaw(answer);
+    const closed = upstream.nextAbort();
+    const started = performance.now();
+    expect(await getFailure(getOne())).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await closed;
+    expect(outcomes()).toEqual(["timeout"]);
+  });
+});
+
+describe("an answer HTTP allows, however unusual", () => {
+  it.each([
+    ["100 Continue, then 200", head("HTTP/1.1 100 Continue")],
+    ["103 Early Hints, then 200", head("HTTP/1.1 103 Early Hints", "Link: </style.css>; rel=preload")],
+  ])("is read: %s", async (_case, interim) => {
+    upstream.handleRaw(answerRaw(interim, head("HTTP/1.1 200 OK", LENGTH, CLOSE), THING));
+    expect(await getOne()).toEqual({ id: "1", name: "Thing" });
+    expect(upstream.received).toHaveLength(1);
+    expect(outcomes()).toEqual(["ok"]);
+  });
+
+  it.each([
+    ["gzip", zlib.gzipSync(THING)],
+    ["x-gzip", zlib.gzipSync(THING)],
+    ["deflate", zlib.deflateSync(THING)],
+    ["br", zlib.brotliCompressSync(THING)],
+    ["identity", Buffer.from(THING)],
+  ])("is decoded from %s", async (coding, body) => {
+    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", `Content-Encoding: ${coding}`, CLOSE), body));
+    expect(await getOne()).toEqual({ id: "1", name: "Thing" });
+    expect(upstream.received[0]!.headers["accept-encoding"]).toBe("gzip, deflate, br");
+  });
+});
+
+describe("a connection that fails", () => {
+  it.each([
+    ["a read", getThing, { params: { id: "1" } }],
+    ["a write, since nothing reached the API", createThing, { body: { name: "x" } }],
+  ] as const)("is retried when refused, for %s, then unavailable", async (_case, call, input) => {
+    const refused = { ...settings, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
+    expect(await getFailure(callApi(createIncoming(), call, input as never, refused))).toEqual(UNAVAILABLE);
+    expect(outcomes()).toEqual(["retry", "retry", "unavailable"]);
+  });
+
+  it.each([
+    [
+      "reset before the API read the request",
+      () => upstream.handleConnections((socket) => socket.resetAndDestroy()),
+      0,
+    ],
+    [
+      "reset after the API read the request",
+      () => upstream.handleRaw((socket) => socket.resetAndDestroy()),
+      3,
+    ],
+    [
+      "closed after the API read the request, with no answer",
+      () => upstream.handleRaw((socket) => socket.end()),
+      3,
+    ],
+  ])("is retried for a read when %s, then unavailable", async (_case, script, received) => {
+    script();
+    expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
+    expect(upstream.received).toHaveLength(received);
+    expect(outcomes()).toEqual(["retry", "retry", "unavailable"]);
+  });
+
+  it.each([
+    ["DELETE", deleteThing, { params: { id: "1" } }],
+    ["POST", createThing, { body: { name: "x" } }],
+  ] as const)("never replays a %s the API may have read", async (_case, call, input) => {
+    upstream.handleRaw((socket) => socket.resetAndDestroy());
+    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(UNAVAILABLE);
+    expect(upstream.received).toHaveLength(1);
+    expect(outcomes()).toEqual(["unavailable"]);
+  });
+
+  it("replays a write with an idempotency key, under the same key", async () => {
+    upstream.handleRaw((socket) =>
+      upstream.received.length < 3
+        ? socket.resetAndDestroy()
+        : answerRaw(head("HTTP/1.1 201 Created", LENGTH, CLOSE), THING)(socket),
+    );
+    const created = await callApi(createIncoming(), createThingOnce, { body: { name: "x" } }, settings);
+    expect(created).toEqual({ id: "1", name: "Thing" });
+    const keys = upstream.received.map((request) => request.headers["idempotency-key"]);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(outcomes()).toEqual(["retry", "retry", "ok"]);
+  });
+
+  it("sends a new key with each call, and none for a call that does not declare one", async () => {
+    upstream.handle((_req, res) => sendJson(res, 201, { id: "1", name: "x" }));
+    await callApi(createIncoming(), createThingOnce, { body: { name: "x" } }, settings);
+    await callApi(createIncoming(), createThingOnce, { body: { name: "x" } }, settings);
+    await callApi(createIncoming(), createThing, { body: { name: "x" } }, settings);
+    const keys = upstream.received.map((request) => request.headers["idempotency-key"]);
+    expect(keys[0]).not.toBe(keys[1]);
+    expect(keys[2]).toBeUndefined();
+  });
+});
+
+describe("a status that says the API is busy or failing", () => {
+  it.each([
+    [429, UNAVAILABLE],
+    [503, UNAVAILABLE],
+    [502, BAD_ANSWER],
+    [504, { status: 504, code: "UPSTREAM_TIMEOUT" }],
+  ])("is retried for a read: %i, then shown as %j", async (status, shown) => {
+    upstream.handle((_req, res) => sendJson(res, status, {}));
+    expect(await getFailure(getOne())).toEqual(shown);
+    expect(upstream.received).toHaveLength(3);
+  });
+
+  it("is retried for a PUT", async () => {
+    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    const call = callApi(createIncoming(), sendNote, { params: { id: "1" }, body: { note: "x" } }, settings);
+    expect(await getFailure(call)).toEqual(UNAVAILABLE);
+    expect(upstream.received).toHaveLength(3);
+  });
+
+  it.each([
+    ["POST", createThing, { body: { name: "x" } }],
+    ["DELETE", deleteThing, { params: { id: "1" } }],
+  ] as const)("is not retried for a %s without an idempotency key", async (_case, call, input) => {
+    upstream.handle((_req, res) => sendJson(res, 429, {}));
+    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(UNAVAILABLE);
+    expect(upstream.received).toHaveLength(1);
+  });
+
+  it("waits with jitter between retries", async () => {
+    const starts: number[] = [];
+    upstream.handle((_req, res) => {
+      starts.push(performance.now());
+      sendJson(res, 503, {});
+    });
+    await getFailure(getOne());
+    const waits = [starts[1]! - starts[0]!, starts[2]! - starts[1]!];
+    console.info(`waits before the retries: ${waits.map((ms) => ms.toFixed(0)).join(", ")} ms`);
+    expect(waits[0]).toBeGreaterThanOrEqual(49);
+    expect(waits[1]).toBeGreaterThanOrEqual(99);
+  });
+});
+
+describe("Retry-After", () => {
+  function answerBusy(retryAfter: string, status = 503) {
+    const starts: number[] = [];
+    upstream.handle((_req, res) => {
+      starts.push(performance.now());
+      sendJson(res, status, {}, { "retry-after": retryAfter });
+    });
+    return starts;
+  }
+
+  it.each([
+    ["3600", 503],
+    ["3600", 429],
+    ["99999999999999999999999", 503],
+    [new Date(Date.now() + 60_000).toUTCString(), 503],
+  ])("gives up at once when %s does not fit in the deadline (%i)", async (retryAfter, status) => {
+    answerBusy(retryAfter, status);
+    const started = performance.now();
+    expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
+    expect(upstream.received).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("waits as long as it asks when that fits in the deadline", async () => {
+    settings.API_TIMEOUT_MS = 3_000;
+    const starts: number[] = [];
+    upstream.handle((_req, res) => {
+      starts.push(performance.now());
+      if (starts.length === 1) sendJson(res, 503, {}, { "retry-after": "1" });
+      else sendJson(res, 200, { id: "1", name: "Back" });
+    });
+    expect(await getOne()).toEqual({ id: "1", name: "Back" });
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(999);
+  });
+
+  it.each(["-1", "soon", "", "1.5", new Date(Date.now() - 60_000).toUTCString()])(
+    "is ignored when it is %j, and the retries go on with their own waits",
+    async (retryAfter) => {
+      const starts = answerBusy(retryAfter);
+      expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
+      expect(starts).toHaveLength(3);
+      expect(starts[2]! - starts[0]!).toBeLessThan(600);
+    },
+  );
+});
+
+describe("the retry budget", () => {
+  it("keeps a failing API's load to about 1.1 times the calls", async () => {
+    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    const calls = 200;
+    for (let batch = 0; batch < calls / 20; batch++) {
+      await Promise.all(Array.from({ length: 20 }, () => getFailure(getOne())));
+    }
+    const load = upstream.received.length / calls;
+    const exhausted = outcomes().filter((outcome) => outcome === "budget_exhausted").length;
+    console.info(
+      `${calls} calls to an API answering 503: ${upstream.received.length} requests (${load.toFixed(2)}x; ` +
+        `3x without the budget), ${exhausted} retries refused by the budget`,
+    );
+    expect(upstream.received.length).toBeLessThanOrEqual(calls * 1.1 + 10);
+    expect(exhausted).toBeGreaterThan(0);
+  });
+
+  it("reports a retry it refuses", async () => {
+    settings.retryBudget = createRetryBudget({ max: 0 });
+    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
+    expect(upstream.received).toHaveLength(1);
+    expect(outcomes()).toEqual(["budget_exhausted", "unavailable"]);
+  });
+});
+
+describe("JSON nesting", () => {
+  const getLoose = () => callApi(createIncoming(), getLooseThing, { params: { id: "1" } }, settings);
+  const nested = (depth: number) => `{"id":"1","extra":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+
+  it.each([
+    ["100,000 deep", 100_000],
+    ["65 deep, one past the limit", 64],
+  ])("is refused as a bad answer when %s", async (_case, arrays) => {
+    settings.API_MAX_RESPONSE_BYTES = 1_000_000;
+    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK"), nested(arrays)));
+    expect(await getFailure(getLoose())).toEqual(BAD_ANSWER);
+    expect(outcomes()).toEqual(["bad_answer"]);
+  });
+
+  it("is accepted up to 64 deep, brackets inside strings not counted", async () => {
+    const body = `{"id":"[[[[\\"[[[","extra":${"[".repeat(63)}"]]]{{{"${"]".repeat(63)}}`;
+    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", CLOSE), body));
+    expect(await getLoose()).toMatchObject({ id: '[[[["[[[' });
+  });
+});
+
+describe("outcome events", () => {
+  it("name the call, its method and outcome, and time it", async () => {
+    upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "x" }));
+    await getOne();
+    upstream.handle((_req, res) => sendJson(res, 404, {}));
+    await getFailure(callApi(createIncoming(), deleteThing, { params: { id: "1" } }, settings));
+    expect(events).toEqual([
+      { call: "GET /things/:id", method: "GET", outcome: "ok", durationMs: expect.any(Number) },
+      { call: "deleteThing", method: "DELETE", outcome: "404", durationMs: expect.any(Number) },
+    ]);
+  });
+
+  it("say when the deadline passed, or the visitor left first", async () => {
+    settings.API_TIMEOUT_MS = 100;
+    upstream.handle(() => {});
+    await getFailure(getOne());
+    const visitor = new AbortController();
+    const call = callApi(createIncoming(visitor.signal), getThing, { params: { id: "1" } }, settings);
+    await expect.poll(() => upstream.received.length).toBe(2);
+    visitor.abort();
+    await expect(call).rejects.toMatchObject({ name: "AbortError" });
+    expect(outcomes()).toEqual(["timeout", "cancelled"]);
+    expect(events[0]!.durationMs).toBeGreaterThanOrEqual(99);
+  });
+
+  it("never change a call's answer when a listener throws, and stop when unsubscribed", async () => {
+    const unsubscribe = onCallOutcome(() => {
+      throw new Error("listener bug");
+    });
+    upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "x" }));
+    expect(await getOne()).toEqual({ id: "1", name: "x" });
+    unsubscribe();
+    stopListening();
+    await getOne();
+    expect(outcomes()).toEqual(["ok"]);
+    stopListening = onCallOutcome((event) => events.push(event));
+  });
+});
