@@ -6,7 +6,7 @@ import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { hasDeferredData } from "./lib/deferred-data.server";
-import { logger } from "./lib/logger.server";
+import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
 
 const ABORT_DELAY_MS = 5_000;
@@ -74,8 +74,8 @@ export default function handleRequest(
           // A visitor who leaves mid-stream ends the render, which React reports once for each
           // part still pending ("The destination stream closed early"): a departure, not a fault.
           if (request.signal.aborted) {
-            const requestId = request.headers.get("x-request-id");
-            if (!departed) logger.info({ requestId }, "visitor left before the page was complete");
+            if (!departed)
+              logger.info(getRequestFields(request), "visitor left before the page was complete");
             departed = true;
             return;
           }
@@ -108,5 +108,5 @@ export const handleError: HandleErrorFunction = (error, { request }) => {
 };
 
 function logError(error: unknown, request: Request) {
-  logger.error({ err: error, requestId: request.headers.get("x-request-id") }, "unexpected error");
+  logger.error({ err: error, ...getRequestFields(request) }, "unexpected error");
 }

@@ -6,17 +6,19 @@ import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
 import { getError, getErrorForStatus } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
+import { parseTraceparent } from "~/lib/trace-context.server";
 import { createEdge } from "./edge";
 import { sendErrorPage } from "./error-page";
 import { ClientGoneError, HttpError } from "./http-error";
 import { createRemixHandler } from "./remix-handler";
-import { requestLog } from "./request-log";
+import { createRequestLog } from "./request-log";
 import { createSecurityHeaders } from "./security-headers";
+import type { Tracing } from "./tracing";
 
-type Options = { build: ServerBuild; config: Config; drain: RequestHandler };
+type Options = { build: ServerBuild; config: Config; drain: RequestHandler; tracing?: Tracing };
 
 /** The HTTP pipeline: edge concerns first, then static files, then Remix. */
-export function createApp({ build, config, drain }: Options) {
+export function createApp({ build, config, drain, tracing }: Options) {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -25,7 +27,7 @@ export function createApp({ build, config, drain }: Options) {
   // One proxy hop: the address it reports is the client's, anything further left is hearsay.
   if (config.TRUST_PROXY) app.set("trust proxy", 1);
 
-  app.use(requestLog);
+  app.use(createRequestLog({ trustProxy: config.TRUST_PROXY, tracing }));
   app.use(drain);
   app.use(createSecurityHeaders(config));
   app.use(createEdge(config));
@@ -88,10 +90,13 @@ const plainNotFound: RequestHandler = (_req, res) => {
  * status; anything else is a 500 whose details go to the log only. A client that left has no
  * one to answer: its request's log line says it was aborted.
  */
-const lastResort: ErrorRequestHandler = (error, _req, res, _next) => {
+const lastResort: ErrorRequestHandler = (error, req, res, _next) => {
   if (error instanceof ClientGoneError) return void res.destroy();
   const refusal = error instanceof HttpError ? error : getRefusal(error);
-  if (!refusal) logger.error({ err: error, requestId: res.getHeader("X-Request-Id") }, "request failed");
+  if (!refusal) {
+    const traceId = parseTraceparent(req.headers.traceparent as string | undefined)?.traceId;
+    logger.error({ err: error, requestId: res.getHeader("X-Request-Id"), traceId }, "request failed");
+  }
   if (res.headersSent) {
     res.destroy();
     return;

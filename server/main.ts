@@ -9,6 +9,7 @@ import { handleClientError, refuseConnect } from "./client-error";
 import { createDrain } from "./drain";
 import { limitPipelining } from "./pipelining";
 import { describeInFlight } from "./request-context";
+import { startTracing } from "./tracing";
 
 const config = getConfig();
 if (config.NODE_ENV === "production") routeConsoleToLogger();
@@ -32,8 +33,9 @@ if (generatedSecret) {
 const buildPath = path.resolve("build/index.js");
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 
+const tracing = await startTracing(config);
 const drain = createDrain();
-const app = limitPipelining(createApp({ build, config, drain: drain.track }));
+const app = limitPipelining(createApp({ build, config, drain: drain.track, tracing }));
 
 const server = createServer(
   {
@@ -76,7 +78,8 @@ function shutdown(signal: NodeJS.Signals) {
     process.exit(0);
   }, config.SHUTDOWN_TIMEOUT_MS);
   deadline.unref();
-  server.close(() => {
+  server.close(async () => {
+    await tracing?.shutdown().catch((error) => logger.warn({ err: error }, "spans not sent"));
     logger.info("stopped");
     process.exit(0);
   });

@@ -1,5 +1,7 @@
+import diagnosticsChannel from "node:diagnostics_channel";
 import { logger } from "~/lib/logger.server";
 import type { Call } from "./define-call";
+import type { Exchange } from "./send-request.server";
 
 /**
  * What became of a call: `ok`; the upstream status a call maps (`"404"`); `timeout`,
@@ -17,37 +19,44 @@ export type CallOutcomeEvent = {
   outcome: CallOutcome;
   /** Time since the call started. */
   durationMs: number;
+  /** The call's span in its request's trace (`traceparent` as sent), and its parent's span id. */
+  trace?: Exchange["trace"];
 };
+
+/** One call in the making: what its outcomes are reported with. */
+export type CallAttempt = { call: Call; startedAt: number; trace?: Exchange["trace"] };
 
 type Listener = (event: CallOutcomeEvent) => void;
 
-const listeners: Listener[] = [];
+// A named channel rather than a list in this module: the server and the Remix build are bundled
+// apart, each with its own copy of this module, and a channel's name is one per process.
+// Publishing to a channel nobody listens to costs nothing.
+const channel = diagnosticsChannel.channel("web-app:call-outcome");
 
 /** Calls `listener` with every outcome of every call (for metrics); returns its unsubscribe. */
 export function onCallOutcome(listener: Listener) {
-  listeners.push(listener);
-  return () => {
-    const index = listeners.indexOf(listener);
-    if (index !== -1) listeners.splice(index, 1);
+  const heard = (message: unknown) => {
+    // Counting a call must never change its answer.
+    try {
+      listener(message as CallOutcomeEvent);
+    } catch (error) {
+      logger.warn({ err: error }, "call outcome listener failed");
+    }
   };
+  channel.subscribe(heard);
+  return () => void channel.unsubscribe(heard);
 }
 
-export function reportOutcome(call: Call, outcome: CallOutcome, startedAt: number) {
-  if (listeners.length === 0) return;
-  const event = {
+export function reportOutcome({ call, startedAt, trace }: CallAttempt, outcome: CallOutcome) {
+  if (!channel.hasSubscribers) return;
+  const event: CallOutcomeEvent = {
     call: getCallName(call),
     method: call.method,
     outcome,
     durationMs: performance.now() - startedAt,
+    trace,
   };
-  for (const listener of listeners) {
-    // Counting a call must never change its answer.
-    try {
-      listener(event);
-    } catch (error) {
-      logger.warn({ err: error }, "call outcome listener failed");
-    }
-  }
+  channel.publish(event);
 }
 
 export function getCallName(call: Call) {

@@ -1,7 +1,7 @@
 import { getConfig, type Config } from "~/lib/config.server";
 import { createErrorResponse, getError } from "~/lib/errors";
-import { logger } from "~/lib/logger.server";
-import { getCallName, reportOutcome } from "./call-outcomes.server";
+import { getRequestFields, logger } from "~/lib/logger.server";
+import { getCallName, reportOutcome, type CallAttempt } from "./call-outcomes.server";
 import { startCallDeadline } from "./call-deadline.server";
 import type { Call, CallInput, CallResult } from "./define-call";
 import { getForwardedHeaders, prepareRequest } from "./prepare-request.server";
@@ -35,9 +35,10 @@ export async function callApi<C extends Call>(
   const startedAt = performance.now();
   if (!settings.API_BASE_URL) {
     const error = new UpstreamError("UPSTREAM_UNAVAILABLE", "API_BASE_URL is not set", { sent: false });
-    throw fail(request, call, error, startedAt);
+    throw fail(request, { call, startedAt }, error);
   }
   const exchange = prepareRequest(request, call, input, settings.API_BASE_URL);
+  const attempt: CallAttempt = { call, startedAt, trace: exchange.trace };
   const deadline = startCallDeadline(request.signal, settings.API_TIMEOUT_MS);
   try {
     const response = await sendWithRetries(exchange, {
@@ -45,7 +46,7 @@ export async function callApi<C extends Call>(
       signal: deadline.signal,
       deadlineAt: deadline.endsAt,
       budget: settings.retryBudget ?? retryBudget,
-      onRetry: (outcome) => reportOutcome(call, outcome, startedAt),
+      onRetry: (outcome) => reportOutcome(attempt, outcome),
     });
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
@@ -55,7 +56,7 @@ export async function callApi<C extends Call>(
       );
       response.destroy();
       if (formErrors) {
-        reportOutcome(call, `${status}`, startedAt);
+        reportOutcome(attempt, `${status}`);
         throw formErrors;
       }
       throw getFailureForStatus(call, status);
@@ -69,15 +70,15 @@ export async function callApi<C extends Call>(
         `response does not match its schema at ${paths.join(", ")}`,
       );
     }
-    reportOutcome(call, "ok", startedAt);
+    reportOutcome(attempt, "ok");
     return result.data as CallResult<C>;
   } catch (error) {
     if (request.signal.aborted) {
-      reportOutcome(call, "cancelled", startedAt);
+      reportOutcome(attempt, "cancelled");
       throw request.signal.reason;
     }
     const failure = deadline.passed ? new UpstreamError("UPSTREAM_TIMEOUT", "no answer in time") : error;
-    if (failure instanceof UpstreamError) throw fail(request, call, failure, startedAt);
+    if (failure instanceof UpstreamError) throw fail(request, attempt, failure);
     throw failure;
   } finally {
     deadline.dispose();
@@ -101,18 +102,18 @@ export async function checkUpstream(request: Request, settings: ApiSettings = ge
   } catch (error) {
     if (request.signal.aborted) throw request.signal.reason;
     if (deadline.passed) return "UPSTREAM_TIMEOUT";
-    logger.warn({ err: error, requestId: request.headers.get("x-request-id") }, "upstream not ready");
+    logger.warn({ err: error, ...getRequestFields(request) }, "upstream not ready");
     return "UPSTREAM_UNAVAILABLE";
   } finally {
     deadline.dispose();
   }
 }
 
-function fail(request: Request, call: Call, error: UpstreamError, startedAt: number) {
-  reportOutcome(call, error.outcome, startedAt);
+function fail(request: Request, attempt: CallAttempt, error: UpstreamError) {
+  reportOutcome(attempt, error.outcome);
   if (getError(error.code).status >= 500) {
     logger.warn(
-      { requestId: request.headers.get("x-request-id"), call: getCallName(call), code: error.code },
+      { ...getRequestFields(request), call: getCallName(attempt.call), code: error.code },
       `upstream call failed: ${error.message}`,
     );
   }

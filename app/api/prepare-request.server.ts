@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { createErrorResponse } from "~/lib/errors";
+import { formatTraceparent, startChildSpan } from "~/lib/trace-context.server";
 import { buildCallUrl, type Call, type CallInput, type QueryValue } from "./define-call";
 import { ACCEPTED_ENCODINGS } from "./read-response.server";
 import type { Exchange } from "./send-request.server";
@@ -22,19 +23,27 @@ export function prepareRequest<C extends Call>(
   const url = buildCallUrl(baseUrl, call.path, params, query);
   if (!url) throw createErrorResponse("BAD_REQUEST");
   const { contentType, encoded } = encodeBody(call, parseInput(call.body, fields.body));
-  const headers = getForwardedHeaders(request);
+  const trace = startChildSpan(request);
+  const headers = getForwardedHeaders(request, trace);
   headers.accept = "application/json";
   headers["accept-encoding"] = ACCEPTED_ENCODINGS;
   if (contentType) headers["content-type"] = contentType;
   // One key per call, so every retry of it carries the same.
   if (call.idempotencyKey) headers["idempotency-key"] = randomUUID();
-  return { url, method: call.method, headers, body: encoded };
+  return { url, method: call.method, headers, body: encoded, trace };
 }
 
-/** The only header of the visitor's request that reaches the API: its request id. */
-export function getForwardedHeaders(request: Request): Record<string, string> {
+/**
+ * What reaches the API of the visitor's request: its id, and its trace carried on by `trace`, the
+ * call's own span (W3C `traceparent` and `tracestate`). No other header, cookie or credential.
+ */
+export function getForwardedHeaders(request: Request, trace = startChildSpan(request)) {
+  const headers: Record<string, string> = {};
   const requestId = request.headers.get("x-request-id");
-  return requestId ? { "x-request-id": requestId } : {};
+  if (requestId) headers["x-request-id"] = requestId;
+  if (trace) headers.traceparent = formatTraceparent(trace.span);
+  if (trace?.span.state) headers.tracestate = trace.span.state;
+  return headers;
 }
 
 function parseInput(schema: z.ZodType | undefined, value: unknown) {

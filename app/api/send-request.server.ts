@@ -2,6 +2,7 @@ import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
 import { TLSSocket } from "node:tls";
+import type { startChildSpan } from "~/lib/trace-context.server";
 import { UpstreamError } from "./upstream-error.server";
 
 export type Exchange = {
@@ -9,6 +10,8 @@ export type Exchange = {
   method: string;
   headers: Record<string, string>;
   body?: string;
+  /** The call's span in the request's trace, sent as `traceparent`. */
+  trace?: ReturnType<typeof startChildSpan>;
 };
 
 const agents = {

@@ -59,6 +59,11 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /**
+   * An OpenTelemetry collector's OTLP/HTTP base URL, e.g. `http://collector:4318`: the request's
+   * and each call's spans are sent to its `/v1/traces`. Unset: nothing is exported or loaded.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().transform(toBaseUrl).optional(),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {

@@ -1,6 +1,7 @@
 import { format } from "node:util";
 import pino from "pino";
 import { getConfig } from "./config.server";
+import { getTraceId } from "./trace-context.server";
 
 const { LOG_LEVEL, NODE_ENV } = getConfig();
 
@@ -43,6 +44,11 @@ export const logger = pino({
   },
   ...(NODE_ENV === "development" ? { transport: { target: "pino-pretty" } } : {}),
 });
+
+/** What every log line about a request carries: its id and its trace's. */
+export function getRequestFields(request: Request) {
+  return { requestId: request.headers.get("x-request-id"), traceId: getTraceId(request) };
+}
 
 const CONSOLE_LEVELS = {
   debug: "debug",

@@ -170,6 +170,8 @@ describe("headers", () => {
         authorization: "Bearer visitor-token",
         "x-forwarded-for": "203.0.113.9",
         "x-request-id": "isolated-1",
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        tracestate: "visitor=1",
       },
     });
     expect(response.status).toBe(200);
@@ -177,9 +179,11 @@ describe("headers", () => {
     expect(response.headers.get("location")).toBeNull();
     expect(response.headers.get("x-upstream")).toBeNull();
     expect(response.headers.get("content-security-policy")).not.toContain("default-src *");
+    // The trace is this server's own (no trusted proxy here), not the visitor's.
     expect(Object.keys(upstream.received[0]!.headers).sort()).toEqual(
-      ["accept", "accept-encoding", "connection", "host", "x-request-id"].sort(),
+      ["accept", "accept-encoding", "connection", "host", "traceparent", "x-request-id"].sort(),
     );
+    expect(upstream.received[0]!.headers.traceparent).not.toContain("4bf92f3577b34da6a3ce929d0e0e4736");
   });
 });
 

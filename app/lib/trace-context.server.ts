@@ -1,0 +1,80 @@
+import { randomFillSync } from "node:crypto";
+
+/**
+ * W3C Trace Context (https://www.w3.org/TR/trace-context/): which trace a request belongs to and
+ * which span within it. The server starts or continues it (server/request-trace.ts) and puts its
+ * own span on the request as `traceparent`; every call made for the request is a child of it.
+ */
+export type TraceContext = {
+  traceId: string;
+  spanId: string;
+  /** Two hex digits; `01` when the trace is being recorded. */
+  flags: string;
+  /** The vendors' `tracestate`, passed on as received from a trusted proxy. */
+  state?: string;
+};
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const ALL_ZERO = /^0+$/;
+// 32 list members of at most 256 characters each would be larger; proxies keep it far smaller.
+const MAX_TRACESTATE_LENGTH = 512;
+const TRACESTATE = /^[\x20-\x7e]*$/;
+
+/** The caller's span in a `traceparent` header, or null when the header is not a valid one. */
+export function parseTraceparent(header: string | null | undefined) {
+  const match = header ? TRACEPARENT.exec(header) : null;
+  if (!match) return null;
+  const [, version, traceId, parentId, flags, rest] = match as unknown as string[];
+  // Version ff is forbidden; version 00 has exactly four fields; a later version may add fields.
+  if (version === "ff" || (version === "00" && rest !== undefined)) return null;
+  if (ALL_ZERO.test(traceId!) || ALL_ZERO.test(parentId!)) return null;
+  return { traceId: traceId!, parentId: parentId!, flags: flags! };
+}
+
+/** A `tracestate` worth passing on: printable, of a sane length; otherwise dropped. */
+export function readTracestate(header: string | null | undefined) {
+  if (!header || header.length > MAX_TRACESTATE_LENGTH || !TRACESTATE.test(header)) return undefined;
+  return header;
+}
+
+export function formatTraceparent({ traceId, spanId, flags }: TraceContext) {
+  return `00-${traceId}-${spanId}-${flags}`;
+}
+
+export function newTraceId() {
+  return randomHex(16);
+}
+
+export function newSpanId() {
+  return randomHex(8);
+}
+
+// Random bytes drawn a few kilobytes at a time: one call for each id costs several times more.
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
+function randomHex(length: number) {
+  if (used + length > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  used += length;
+  return pool.toString("hex", used - length, used);
+}
+
+/** The trace a request's own span belongs to, from the `traceparent` the server set on it. */
+export function getTraceId(request: Request) {
+  return parseTraceparent(request.headers.get("traceparent"))?.traceId;
+}
+
+/**
+ * A new span for a call made on behalf of `request`, the child of the request's span: the same
+ * trace, flags and `tracestate`. Undefined when the request carries no trace (one built by hand).
+ */
+export function startChildSpan(request: Request) {
+  const parent = parseTraceparent(request.headers.get("traceparent"));
+  if (!parent) return undefined;
+  const state = readTracestate(request.headers.get("tracestate"));
+  const span: TraceContext = { traceId: parent.traceId, spanId: newSpanId(), flags: parent.flags, state };
+  return { span, parentSpanId: parent.parentId };
+}
