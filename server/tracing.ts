@@ -39,6 +39,18 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
     import("@opentelemetry/exporter-trace-otlp-http"),
     import("@opentelemetry/resources"),
   ]);
+  // A collector that is down must not flood the log: its failures are one warning a minute.
+  let warnedAt = -Infinity;
+  const warn = (detail: string) => {
+    if (performance.now() - warnedAt < 60_000) return;
+    warnedAt = performance.now();
+    logger.warn({ detail }, "tracing: spans not exported (said at most once a minute)");
+  };
+  const ignore = () => {};
+  api.diag.setLogger(
+    { error: warn, warn, info: ignore, debug: ignore, verbose: ignore },
+    { logLevel: api.DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
   const ids = new GivenIds(new sdk.RandomIdGenerator());
   const provider = new sdk.BasicTracerProvider({
     resource: resourceFromAttributes({

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startSuiteServer, type RunningServer } from "../support/server";
-import { sendJson, startUpstream, type Upstream } from "../support/upstream";
+import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
 
 // Every request belongs to a W3C trace; every call made for it, readiness included, carries the
@@ -220,5 +220,31 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     const { spans } = await collectSpans(1);
     expect(spans.map((span) => span.traceId)).toEqual([TRACE_ID]);
     expect(spans.map((span) => span.name)).toEqual(["GET"]);
+  });
+});
+
+describe("with a collector that is down", () => {
+  let closedPort = 0;
+  beforeAll(async () => {
+    closedPort = await getClosedPort();
+  });
+  const server = startSuiteServer(
+    () => ({
+      API_BASE_URL: api.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closedPort}`,
+      OTEL_EXPORTER_OTLP_TIMEOUT: "300",
+      OTEL_BSP_SCHEDULE_DELAY: "20",
+    }),
+    { cwd: upstreamAppBuild },
+  );
+  it("keeps serving, and says so once, not once per failed export", async () => {
+    answerThing();
+    for (let i = 0; i < 10; i++) {
+      expect((await visit(server, "/call/1")).status).toBe(200);
+      await sleep(50);
+    }
+    const countWarnings = () => server.output().match(/spans not exported/g)?.length ?? 0;
+    for (let waited = 0; countWarnings() === 0 && waited < 5_000; waited += 100) await sleep(100);
+    expect(countWarnings()).toBe(1);
   });
 });
