@@ -29,7 +29,8 @@ type Options = {
   args?: string[];
 };
 
-type Env = Record<string, string>;
+// A variable set to undefined is left out: the server runs without it.
+type Env = Record<string, string | undefined>;
 
 /**
  * Spawns the built production server (`node build/server.js`) on the Node running the tests.
