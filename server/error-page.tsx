@@ -43,6 +43,7 @@ function ErrorDocument({ error }: { error: CatalogueError }) {
 
 /** Answers with the catalogue's error page; refusals are never cached. */
 export function sendErrorPage(res: ExpressResponse, code: ErrorCode, headers: Record<string, string> = {}) {
+  res.locals.refusal = code;
   if (hasBody(res.req) && !res.req.complete) closeAfterDraining(res.req);
   res
     .status(getError(code).status)

@@ -57,6 +57,18 @@ const EnvSchema = z.object({
     .transform((value) => value === "true"),
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /**
+   * A Redis (`redis://` or `rediss://`) that every instance shares: the write limit is counted
+   * there, so N instances together allow RATE_LIMIT_PER_MINUTE. Unset: each counts its own.
+   */
+  RATE_LIMIT_REDIS_URL: z
+    .string()
+    .refine((value) => /^rediss?:$/.test(URL.canParse(value) ? new URL(value).protocol : ""), {
+      message: "must be a redis:// or rediss:// URL",
+    })
+    .optional(),
+  /** Port of the Prometheus metrics endpoint (`GET /metrics`), apart from the app's; unset: off. */
+  METRICS_PORT: port.optional(),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /**

@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getFreePort } from "../support/ports";
+import { startSuiteServer } from "../support/server";
+import { sendJson, startUpstream, type Upstream } from "../support/upstream";
+import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+
+// A scrape of METRICS_PORT after traffic of every kind: the series are there, and their labels
+// stay few however many different paths visitors send.
+
+type Sample = { name: string; labels: Record<string, string>; value: number };
+
+function parseMetrics(text: string): Sample[] {
+  return text
+    .split("\n")
+    .filter((line) => line && !line.startsWith("#"))
+    .map((line) => {
+      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (!match) throw new Error(`not a Prometheus sample: ${line}`);
+      const labels = Object.fromEntries(
+        [...(match[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+      );
+      return { name: match[1]!, labels, value: Number(match[3]) };
+    });
+}
+
+const total = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
+  samples
+    .filter((sample) => sample.name === name)
+    .filter((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+    .reduce((sum, sample) => sum + sample.value, 0);
+
+let upstream: Upstream;
+let metricsPort: number;
+
+beforeAll(async () => {
+  await buildUpstreamApp();
+  upstream = await startUpstream();
+  metricsPort = await getFreePort();
+  return () => upstream.close();
+});
+
+describe("with METRICS_PORT set", () => {
+  const server = startSuiteServer(
+    () => ({ API_BASE_URL: upstream.url, METRICS_PORT: String(metricsPort), RATE_LIMIT_PER_MINUTE: "2" }),
+    { cwd: upstreamAppBuild, expectedStatuses: [503] },
+  );
+  const scrape = async () =>
+    parseMetrics(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+  const visit = async (path: string, init?: RequestInit) => (await fetch(server.url + path, init)).status;
+
+  it("shows every request by method, route id and status, with as many routes as the app has", async () => {
+    upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "A thing" }));
+    expect(await visit("/call/1")).toBe(200);
+    expect(await visit("/call/1.data")).toBe(200);
+    for (let i = 0; i < 200; i++) expect(await visit(`/${randomUUID()}/${i}`)).toBe(404);
+    expect(await visit(`/build/${randomUUID()}.js`)).toBe(404);
+    expect(await visit("/call/1", { method: "OPTIONS" })).toBe(405);
+    expect(await visit("/call/1?_data=root")).toBe(400);
+    const samples = await scrape();
+    const count = (labels: Record<string, string>) =>
+      total(samples, "http_request_duration_seconds_count", labels);
+    expect(count({ method: "GET", route: "routes/_site.call.$id", status_code: "200" })).toBe(2);
+    expect(count({ route: "not_found", status_code: "404" })).toBe(200);
+    expect(count({ route: "static", status_code: "404" })).toBe(1);
+    expect(count({ method: "other", route: "refused", status_code: "405" })).toBe(1);
+    expect(total(samples, "http_edge_refusals_total", { reason: "METHOD_NOT_ALLOWED" })).toBe(1);
+    expect(total(samples, "http_edge_refusals_total", { reason: "BAD_REQUEST" })).toBe(1);
+    const routes = new Set(
+      samples.filter((s) => s.name === "http_request_duration_seconds_count").map((s) => s.labels.route),
+    );
+    console.log(`${routes.size} route labels after 200 different unknown paths: ${[...routes].join(", ")}`);
+    expect(routes.size).toBeLessThan(8);
+  });
+
+  it("shows each call by name, method and outcome, and its retries", async () => {
+    upstream.handle((_req, res) => sendJson(res, 404, {}));
+    expect(await visit("/call/missing")).toBe(404);
+    upstream.handle((_req, res) => res.writeHead(503).end());
+    expect(await visit("/call/1")).toBe(503);
+    const samples = await scrape();
+    const calls = (outcome: string) =>
+      total(samples, "upstream_request_duration_seconds_count", {
+        call: "GET /things/:id",
+        method: "GET",
+        outcome,
+      });
+    expect(calls("ok")).toBe(2);
+    expect(calls("404")).toBe(1);
+    expect(calls("unavailable")).toBe(1);
+    expect(
+      total(samples, "upstream_retries_total", { call: "GET /things/:id", event: "retry" }),
+    ).toBeGreaterThan(0);
+  });
+
+  it("counts writes over the limit, and shows the process's own figures", async () => {
+    const body = new URLSearchParams({ name: "x" });
+    const post = () => visit("/faults/create", { method: "POST", body, redirect: "manual" });
+    upstream.handle((_req, res) => sendJson(res, 201, { id: "1", name: "x" }));
+    const statuses = [await post(), await post(), await post()];
+    expect(statuses).toEqual([303, 303, 429]);
+    const samples = await scrape();
+    expect(total(samples, "http_rate_limited_total")).toBe(1);
+    expect(total(samples, "http_edge_refusals_total", { reason: "RATE_LIMITED" })).toBe(0);
+    const names = new Set(samples.map((sample) => sample.name));
+    for (const name of [
+      "http_requests_in_flight",
+      "rate_limit_store_errors_total",
+      "nodejs_eventloop_lag_p99_seconds",
+      "process_cpu_seconds_total",
+      "nodejs_heap_size_used_bytes",
+    ])
+      expect(names).toContain(name);
+  });
+
+  it("is never served on the app's own port", async () => {
+    expect(await visit("/metrics")).toBe(404);
+  });
+});
+
+describe("without METRICS_PORT", () => {
+  const server = startSuiteServer({}, { cwd: upstreamAppBuild });
+
+  it("serves no metrics anywhere", async () => {
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+    expect(server.output()).not.toContain("/metrics");
+  });
+});

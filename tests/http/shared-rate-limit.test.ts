@@ -1,0 +1,171 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getFreePort } from "../support/ports";
+import { startRedis, type Redis } from "../support/redis";
+import { expectNoServerErrors, startServer, type RunningServer } from "../support/server";
+
+// With RATE_LIMIT_REDIS_URL, instances count the write limit together in Debian's redis-server
+// on loopback; a Redis that goes away never costs a request.
+
+const LIMIT = 4;
+const form = new URLSearchParams({ theme: "dark", redirectTo: "/" }).toString();
+
+async function postTheme(server: RunningServer) {
+  const started = performance.now();
+  const response = await fetch(`${server.url}/preferences/theme`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
+  await response.arrayBuffer();
+  return { status: response.status, ms: performance.now() - started };
+}
+
+async function scrape(metricsPort: number) {
+  return (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+}
+
+const countWarnings = (server: RunningServer) =>
+  server.output().match(/rate limit: Redis failed/g)?.length ?? 0;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+describe("two instances sharing one Redis", () => {
+  let redis: Redis;
+  let instances: RunningServer[];
+  let metricsPorts: number[];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    metricsPorts = [await getFreePort(), await getFreePort()];
+    instances = await Promise.all(
+      metricsPorts.map((port) =>
+        startServer({
+          RATE_LIMIT_PER_MINUTE: String(LIMIT),
+          RATE_LIMIT_REDIS_URL: redis.url,
+          METRICS_PORT: String(port),
+        }),
+      ),
+    );
+  });
+
+  afterAll(async () => {
+    try {
+      for (const instance of instances ?? []) expectNoServerErrors(instance, []);
+    } finally {
+      await Promise.all((instances ?? []).map((instance) => instance.stop()));
+      await redis?.stop();
+    }
+  });
+
+  it("refuse together the write that crosses the shared limit, and not one before", async () => {
+    const statuses = [];
+    for (let i = 0; i < LIMIT + 2; i++) statuses.push((await postTheme(instances[i % 2]!)).status);
+    // Counting apart, each would have let LIMIT through: 2 × LIMIT in all.
+    expect(statuses).toEqual([...Array(LIMIT).fill(303), 429, 429]);
+  });
+
+  it("answer every write while Redis is stopped, say so once each, count it, and share again when it is back", async () => {
+    const upTimes = [];
+    for (let i = 0; i < 6; i++) upTimes.push((await postTheme(instances[i % 2]!)).ms);
+
+    // Four visitors keep writing through both instances while Redis is stopped under them.
+    let writing = true;
+    const duringStop: number[] = [];
+    const visitors = Array.from({ length: 4 }, async (_, visitor) => {
+      for (let i = visitor; writing; i++) duringStop.push((await postTheme(instances[i % 2]!)).status);
+    });
+    await sleep(300);
+    await redis.stop();
+    await sleep(700);
+    writing = false;
+    await Promise.all(visitors);
+    expect(duringStop.length).toBeGreaterThan(20);
+    expect(duringStop.filter((status) => status !== 303 && status !== 429)).toEqual([]);
+
+    const down = [];
+    for (let i = 0; i < 20; i++) down.push(await postTheme(instances[i % 2]!));
+    expect(down.map((write) => write.status)).toEqual(Array(20).fill(303));
+    console.log(
+      `a write took ${median(upTimes).toFixed(1)} ms (median) with Redis up, ` +
+        `${median(down.map((write) => write.ms)).toFixed(1)} ms with it stopped`,
+    );
+    for (const instance of instances) expect(countWarnings(instance)).toBe(1);
+    for (const port of metricsPorts) {
+      const errors = Number(/^rate_limit_store_errors_total (\d+)/m.exec(await scrape(port))?.[1]);
+      expect(errors).toBeGreaterThan(0);
+    }
+
+    await redis.start();
+    const afterReturn: number[] = [];
+    for (let waited = 0; !afterReturn.includes(429) && waited < 15_000; waited += 200) {
+      afterReturn.push((await postTheme(instances[afterReturn.length % 2]!)).status);
+      await sleep(200);
+    }
+    // Redis came back empty: the count starts again and crosses the limit again.
+    expect(afterReturn).toContain(429);
+    expect(afterReturn.filter((status) => status !== 303 && status !== 429)).toEqual([]);
+  });
+});
+
+describe("an instance whose Redis stops answering", () => {
+  let redis: Redis;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    server = await startServer({ RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_REDIS_URL: redis.url });
+  });
+
+  afterAll(async () => {
+    redis?.resume();
+    try {
+      expectNoServerErrors(server, []);
+    } finally {
+      await server?.stop();
+      await redis?.stop();
+    }
+  });
+
+  it("holds a write only until the command's timeout, then lets it through", async () => {
+    expect((await postTheme(server)).status).toBe(303);
+    redis.pause();
+    const frozen = [];
+    for (let i = 0; i < 4; i++) frozen.push(await postTheme(server));
+    redis.resume();
+    expect(frozen.map((write) => write.status)).toEqual([303, 303, 303, 303]);
+    const slowest = Math.max(...frozen.map((write) => write.ms));
+    console.log(
+      `a write with Redis frozen took ${median(frozen.map((write) => write.ms)).toFixed(0)} ms (median), ${slowest.toFixed(0)} ms at most`,
+    );
+    expect(slowest).toBeLessThan(2_000);
+  });
+});
+
+describe("an instance whose Redis is not there when it starts", () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer({
+      RATE_LIMIT_PER_MINUTE: "1",
+      RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${await getFreePort()}`,
+    });
+  });
+
+  afterAll(async () => {
+    try {
+      expectNoServerErrors(server, []);
+    } finally {
+      await server?.stop();
+    }
+  });
+
+  it("starts, is ready, and lets writes through uncounted", async () => {
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await postTheme(server)).status);
+    expect(statuses).toEqual([303, 303, 303]);
+    expect(countWarnings(server)).toBe(1);
+  });
+});
