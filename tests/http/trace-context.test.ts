@@ -192,7 +192,12 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     const call = spans.find((span) => span.spanId === sent.spanId);
     const request = spans.find((span) => span.spanId === call?.parentSpanId);
     expect(call).toMatchObject({ traceId: TRACE_ID, name: "GET /things/:id", kind: 3 });
-    expect(request).toMatchObject({ traceId: TRACE_ID, parentSpanId: PARENT_ID, name: "GET", kind: 2 });
+    expect(request).toMatchObject({
+      traceId: TRACE_ID,
+      parentSpanId: PARENT_ID,
+      name: "GET routes/_site.call.$id",
+      kind: 2,
+    });
     expect(exports[0]!.resourceSpans[0]!.resource.attributes).toContainEqual({
       key: "service.name",
       value: { stringValue: "web-app" },
@@ -219,7 +224,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     await visit(server, "/healthz", { traceparent: TRACEPARENT });
     const { spans } = await collectSpans(1);
     expect(spans.map((span) => span.traceId)).toEqual([TRACE_ID]);
-    expect(spans.map((span) => span.name)).toEqual(["GET"]);
+    expect(spans.map((span) => span.name)).toEqual(["GET routes/healthz"]);
   });
 });
 
