@@ -57,10 +57,7 @@ const EnvSchema = z.object({
     .transform((value) => value === "true"),
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
-  /**
-   * A Redis (`redis://` or `rediss://`) that every instance shares: the write limit is counted
-   * there, so N instances together allow RATE_LIMIT_PER_MINUTE. Unset: each counts its own.
-   */
+  /** A Redis every instance shares: the write limit is counted there; unset, each counts its own. */
   RATE_LIMIT_REDIS_URL: z
     .string()
     .refine((value) => /^rediss?:$/.test(URL.canParse(value) ? new URL(value).protocol : ""), {
@@ -71,22 +68,14 @@ const EnvSchema = z.object({
   METRICS_PORT: port.optional(),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
-  /**
-   * An OpenTelemetry collector's OTLP/HTTP base URL, e.g. `http://collector:4318`: the request's
-   * and each call's spans are sent to its `/v1/traces`. Unset: nothing is exported or loaded.
-   */
+  /** OTLP/HTTP collector base URL (`http://collector:4318`) for spans; unset, nothing is exported. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().transform(toBaseUrl).optional(),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {
   const url = URL.canParse(value) ? new URL(value) : null;
-  if (
-    url &&
-    (url.protocol === "https:" || url.protocol === "http:") &&
-    url.origin === value.replace(/\/$/, "")
-  ) {
-    return url.origin;
-  }
+  const isHttp = url?.protocol === "https:" || url?.protocol === "http:";
+  if (url && isHttp && url.origin === value.replace(/\/$/, "")) return url.origin;
   ctx.addIssue({
     code: "custom",
     message: "must be an http(s) origin such as https://example.com, with no path",
