@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "../support/ports";
 import { startSuiteServer } from "../support/server";
@@ -45,8 +46,14 @@ describe("with METRICS_PORT set", () => {
     () => ({ API_BASE_URL: upstream.url, METRICS_PORT: String(metricsPort), RATE_LIMIT_PER_MINUTE: "2" }),
     { cwd: upstreamAppBuild, expectedStatuses: [503] },
   );
-  const scrape = async () =>
-    parseMetrics(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+  // A request is counted as its connection settles, a moment after its client has the answer.
+  const scrape = async () => {
+    for (let waited = 0; ; waited += 20) {
+      const samples = parseMetrics(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+      if (total(samples, "http_requests_in_flight") === 0 || waited > 5_000) return samples;
+      await sleep(20);
+    }
+  };
   const visit = async (path: string, init?: RequestInit) => (await fetch(server.url + path, init)).status;
 
   it("shows every request by method, route id and status, with as many routes as the app has", async () => {

@@ -37,12 +37,16 @@ function readSentTrace(index = 0) {
   };
 }
 
-function getLogLines(server: RunningServer, requestId: string) {
-  return server
-    .output()
-    .split("\n")
-    .filter((line) => line.includes(`"requestId":"${requestId}"`))
-    .map((line) => JSON.parse(line) as { msg: string; traceId?: string });
+/** The request's log lines, once `count` of them are out: a line is written as its answer ends. */
+async function readLogLines(server: RunningServer, requestId: string, count: number) {
+  const read = () =>
+    server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes(`"requestId":"${requestId}"`))
+      .map((line) => JSON.parse(line) as { msg: string; traceId?: string });
+  for (let waited = 0; read().length < count && waited < 5_000; waited += 20) await sleep(20);
+  return read();
 }
 
 async function visit(server: RunningServer, path: string, headers: Record<string, string> = {}) {
@@ -71,7 +75,7 @@ describe("behind a trusted proxy", () => {
     expect(sent.spanId).not.toBe(PARENT_ID);
     expect(sent.flags).toBe("01");
     expect(sent.state).toBe(TRACESTATE);
-    expect(getLogLines(server, "t-1")).toEqual([
+    expect(await readLogLines(server, "t-1", 1)).toEqual([
       expect.objectContaining({ msg: "request", traceId: TRACE_ID }),
     ]);
   });
@@ -80,7 +84,7 @@ describe("behind a trusted proxy", () => {
     api.handle((_req, res) => res.writeHead(503).end());
     const response = await visit(server, "/call/1", { traceparent: TRACEPARENT, "x-request-id": "t-2" });
     expect(response.status).toBe(503);
-    const lines = getLogLines(server, "t-2");
+    const lines = await readLogLines(server, "t-2", 2);
     expect(lines.map((line) => line.msg)).toEqual([
       expect.stringMatching(/^upstream call failed/),
       "request",
@@ -145,7 +149,7 @@ describe("with no trusted proxy", () => {
     const sent = readSentTrace();
     expect(sent.traceId).not.toBe(TRACE_ID);
     expect(sent.state).toBeUndefined();
-    expect(getLogLines(server, "u-1")).toEqual([
+    expect(await readLogLines(server, "u-1", 1)).toEqual([
       expect.objectContaining({ msg: "request", traceId: sent.traceId }),
     ]);
   });
