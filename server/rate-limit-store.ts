@@ -1,6 +1,7 @@
 import type { Options, Store } from "express-rate-limit";
 import { RedisStore } from "rate-limit-redis";
 import { createClient } from "redis";
+import { logger } from "~/lib/logger.server";
 import { createThrottledWarning } from "./throttled-warning";
 
 // A write waits at most this long on Redis before it goes through uncounted.
@@ -40,7 +41,10 @@ export function createSharedRateLimitStore(url: string, onError: () => void) {
     failed,
   );
   // The store's scripts are loaded into Redis when it is reached, and again after each reconnect.
-  client.on("ready", () => store.load());
+  client.on("ready", () => {
+    logger.info("rate limit: counting in Redis");
+    store.load();
+  });
   return {
     store,
     async close() {
