@@ -8,17 +8,26 @@ import { getError, getErrorForStatus } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
 import { parseTraceparent } from "~/lib/trace-context.server";
 import { createEdge } from "./edge";
+import type { Metrics } from "./metrics";
 import { sendErrorPage } from "./error-page";
 import { ClientGoneError, HttpError } from "./http-error";
 import { createRemixHandler } from "./remix-handler";
 import { createRequestLog } from "./request-log";
 import { createSecurityHeaders } from "./security-headers";
+import type { SharedRateLimit } from "./shared-rate-limit";
 import type { Tracing } from "./tracing";
 
-type Options = { build: ServerBuild; config: Config; drain: RequestHandler; tracing?: Tracing };
+type Options = {
+  build: ServerBuild;
+  config: Config;
+  drain: RequestHandler;
+  tracing?: Tracing;
+  metrics?: Metrics;
+  sharedRateLimit?: SharedRateLimit;
+};
 
 /** The HTTP pipeline: edge concerns first, then static files, then Remix. */
-export function createApp({ build, config, drain, tracing }: Options) {
+export function createApp({ build, config, drain, tracing, metrics, sharedRateLimit }: Options) {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -28,9 +37,10 @@ export function createApp({ build, config, drain, tracing }: Options) {
   if (config.TRUST_PROXY) app.set("trust proxy", 1);
 
   app.use(createRequestLog({ trustProxy: config.TRUST_PROXY, tracing }));
+  if (metrics) app.use(metrics.track);
   app.use(drain);
   app.use(createSecurityHeaders(config));
-  app.use(createEdge(config));
+  app.use(createEdge(config, sharedRateLimit?.options));
   app.use(compression());
 
   const publicDir = path.resolve("public");
@@ -49,6 +59,7 @@ export function createApp({ build, config, drain, tracing }: Options) {
 
   app.all(
     "*",
+    ...(metrics ? [metrics.nameRoute] : []),
     createRemixHandler({
       build,
       mode: config.NODE_ENV,

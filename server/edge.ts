@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { rateLimit } from "express-rate-limit";
+import { rateLimit, type Options as RateLimitOptions } from "express-rate-limit";
 import type { Config } from "~/lib/config.server";
 import { hasBody, sendErrorPage } from "./error-page";
 import {
@@ -17,8 +17,9 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
 /**
  * The checks every request passes before static files and Remix, in this order, each with its
  * own catalogued answer. Remix's own origin check then only ever sees same-origin writes.
+ * `sharedLimit` counts the write limit elsewhere than in this process (shared-rate-limit.ts).
  */
-export function createEdge(config: Config): RequestHandler[] {
+export function createEdge(config: Config, sharedLimit?: Partial<RateLimitOptions>): RequestHandler[] {
   return [
     refuseRepeatedHeaders,
     requireKnownExpectation,
@@ -29,7 +30,7 @@ export function createEdge(config: Config): RequestHandler[] {
     requireSameOrigin,
     requirePlainFraming,
     requireAcceptableBody(config.BODY_LIMIT_BYTES),
-    ...(config.RATE_LIMIT_PER_MINUTE > 0 ? [limitWrites(config.RATE_LIMIT_PER_MINUTE)] : []),
+    ...(config.RATE_LIMIT_PER_MINUTE > 0 ? [limitWrites(config.RATE_LIMIT_PER_MINUTE, sharedLimit)] : []),
     sendContinue,
   ];
 }
@@ -94,8 +95,9 @@ function requireAcceptableBody(limit: number): RequestHandler {
   };
 }
 
-function limitWrites(perMinute: number): RequestHandler {
+function limitWrites(perMinute: number, sharedLimit?: Partial<RateLimitOptions>): RequestHandler {
   return rateLimit({
+    ...sharedLimit,
     windowMs: 60_000,
     limit: perMinute,
     skip: (req) => SAFE_METHODS.has(req.method),

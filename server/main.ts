@@ -7,8 +7,10 @@ import { logger, routeConsoleToLogger } from "~/lib/logger.server";
 import { createApp } from "./app";
 import { handleClientError, refuseConnect } from "./client-error";
 import { createDrain } from "./drain";
+import { startMetrics } from "./metrics";
 import { limitPipelining } from "./pipelining";
 import { describeInFlight } from "./request-context";
+import { startSharedRateLimit } from "./shared-rate-limit";
 import { startTracing } from "./tracing";
 
 const config = getConfig();
@@ -34,8 +36,12 @@ const buildPath = path.resolve("build/index.js");
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 
 const tracing = await startTracing(config);
+const metrics = await startMetrics(config, build);
+const sharedRateLimit = await startSharedRateLimit(config, () => metrics?.countRateLimitStoreError());
 const drain = createDrain();
-const app = limitPipelining(createApp({ build, config, drain: drain.track, tracing }));
+const app = limitPipelining(
+  createApp({ build, config, drain: drain.track, tracing, metrics, sharedRateLimit }),
+);
 
 const server = createServer(
   {
@@ -80,6 +86,8 @@ function shutdown(signal: NodeJS.Signals) {
   deadline.unref();
   server.close(async () => {
     await tracing?.shutdown().catch((error) => logger.warn({ err: error }, "spans not sent"));
+    await metrics?.close();
+    sharedRateLimit?.close();
     logger.info("stopped");
     process.exit(0);
   });

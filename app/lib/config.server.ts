@@ -57,6 +57,13 @@ const EnvSchema = z.object({
     .transform((value) => value === "true"),
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /**
+   * A Redis (`redis://` or `rediss://`) that counts RATE_LIMIT_PER_MINUTE for every instance
+   * together; unset, each instance counts its own. While it is unreachable, writes pass uncounted.
+   */
+  RATE_LIMIT_REDIS_URL: z.string().transform(toRedisUrl).optional(),
+  /** Port serving Prometheus metrics at /metrics, on HOST, never PORT; unset: no metrics are kept. */
+  METRICS_PORT: port.optional(),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /**
@@ -92,6 +99,18 @@ function toBaseUrl(value: string, ctx: z.RefinementCtx) {
   return z.NEVER;
 }
 
+function toRedisUrl(value: string, ctx: z.RefinementCtx) {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  const isRedis = url?.protocol === "redis:" || url?.protocol === "rediss:";
+  if (url && isRedis && url.hostname && /^\/?\d*$/.test(url.pathname) && !url.search && !url.hash)
+    return value;
+  ctx.addIssue({
+    code: "custom",
+    message: "must be a redis:// or rediss:// URL such as redis://redis:6379/0",
+  });
+  return z.NEVER;
+}
+
 export type Config = ReturnType<typeof parseConfig>;
 
 export class ConfigError extends Error {
@@ -110,6 +129,9 @@ export function parseConfig(env: Record<string, string | undefined>) {
     throw new ConfigError(`Invalid environment variable ${name}: ${issue.message}`);
   }
   const { SESSION_SECRET, ...rest } = result.data;
+  if (rest.METRICS_PORT && rest.METRICS_PORT === rest.PORT) {
+    throw new ConfigError("Invalid environment variable METRICS_PORT: must differ from PORT");
+  }
   return {
     ...rest,
     sessionSecrets: SESSION_SECRET ?? null,

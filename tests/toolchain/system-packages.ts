@@ -6,6 +6,12 @@ import path from "node:path";
 export const systemPackages = [
   { name: "chromium", binary: "/usr/bin/chromium", override: "CHROMIUM_PATH", neededBy: "the browser tests" },
   { name: "nginx-light", binary: "/usr/sbin/nginx", override: "NGINX_PATH", neededBy: "the scale-out test" },
+  {
+    name: "redis-server",
+    binary: "/usr/bin/redis-server",
+    override: "REDIS_SERVER_PATH",
+    neededBy: "the shared rate limit test",
+  },
 ] as const;
 
 export type SystemPackage = (typeof systemPackages)[number];
