@@ -43,7 +43,7 @@ export async function startSharedRateLimit(
     import("@redis/client"),
     import("rate-limit-redis"),
   ]);
-  const warn = createThrottledWarning("rate limit: Redis unreachable, writes pass uncounted");
+  const warn = createThrottledWarning("rate limit: Redis unavailable, writes pass uncounted");
 
   const connect = () => {
     const client = createClient({

@@ -11,6 +11,10 @@ export type RedisServer = {
   stop: () => Promise<void>;
   /** Starts it again on the same port, empty. */
   start: () => Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open, nothing is answered. */
+  pause: () => void;
+  /** Lets a paused process go on (SIGCONT). */
+  resume: () => void;
 };
 
 /** Debian's redis-server on a free loopback port, keeping nothing on disk; stop it after. */
@@ -39,11 +43,20 @@ export async function startRedis(): Promise<RedisServer> {
     if (!running || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise((resolve) => running.once("exit", resolve));
     running.kill("SIGTERM");
+    // A paused process acts on the signal once it runs again.
+    running.kill("SIGCONT");
     await exited;
   };
 
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    pause: () => void child?.kill("SIGSTOP"),
+    resume: () => void child?.kill("SIGCONT"),
+  };
 }
 
 function answersPing(port: number) {
