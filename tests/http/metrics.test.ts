@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getMetricsUrl, scrape, sumOf, type Sample } from "../support/metrics";
 import { sendRaw } from "../support/raw-http";
 import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
-import { startSuiteServer, type RunningServer } from "../support/server";
-import { sendJson, startUpstream, type Upstream } from "../support/upstream";
+import { startServer, startSuiteServer, type RunningServer } from "../support/server";
+import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
 
 // Metrics on their own port after some traffic of every kind: pages, static files, unknown
@@ -172,5 +172,19 @@ describe("a server without METRICS_PORT", () => {
     const files = await readLoadedModules(server);
     expect(files.filter((file) => /\/(prom-client|@redis)\//.test(file))).toEqual([]);
     expect(files.length).toBeGreaterThan(10);
+  });
+});
+
+describe("shutting down", () => {
+  it("closes the metrics port with the server, while Redis is still being looked for", async () => {
+    const redisUrl = `redis://127.0.0.1:${await getClosedPort()}`;
+    const server = await startServer({ METRICS_PORT: "0", RATE_LIMIT_REDIS_URL: redisUrl });
+    const metricsUrl = await getMetricsUrl(server);
+    expect((await fetch(metricsUrl)).status).toBe(200);
+    const start = performance.now();
+    expect(await server.stop("SIGTERM")).toBe(0);
+    console.log(`stopped in ${(performance.now() - start).toFixed(0)} ms`);
+    expect(server.stdout()).toContain('"msg":"stopped"');
+    await expect(fetch(metricsUrl)).rejects.toThrow();
   });
 });
