@@ -9,12 +9,13 @@ import { logger } from "~/lib/logger.server";
 import { parseTraceparent } from "~/lib/trace-context.server";
 import { createEdge } from "./edge";
 import type { Metrics } from "./metrics";
+import type { createSharedRateLimitStore } from "./rate-limit-store";
 import { sendErrorPage } from "./error-page";
 import { ClientGoneError, HttpError } from "./http-error";
 import { createRemixHandler } from "./remix-handler";
 import { createRequestLog } from "./request-log";
+import { createRouteLabeler } from "./route-label";
 import { createSecurityHeaders } from "./security-headers";
-import type { SharedRateLimit } from "./shared-rate-limit";
 import type { Tracing } from "./tracing";
 
 type Options = {
@@ -23,7 +24,7 @@ type Options = {
   drain: RequestHandler;
   tracing?: Tracing;
   metrics?: Metrics;
-  sharedRateLimit?: SharedRateLimit;
+  sharedRateLimit?: ReturnType<typeof createSharedRateLimitStore>;
 };
 
 /** The HTTP pipeline: edge concerns first, then static files, then Remix. */
@@ -36,17 +37,24 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
   // One proxy hop: the address it reports is the client's, anything further left is hearsay.
   if (config.TRUST_PROXY) app.set("trust proxy", 1);
 
-  app.use(createRequestLog({ trustProxy: config.TRUST_PROXY, tracing }));
-  if (metrics) app.use(metrics.track);
+  app.use(
+    createRequestLog({
+      trustProxy: config.TRUST_PROXY,
+      recording: tracing !== undefined,
+      getRoute: createRouteLabeler(build),
+      observers: [metrics?.recordRequest, tracing?.recordRequest].filter((observe) => observe !== undefined),
+    }),
+  );
   app.use(drain);
   app.use(createSecurityHeaders(config));
-  app.use(createEdge(config, sharedRateLimit?.options));
+  app.use(createEdge(config, { store: sharedRateLimit?.store, onRateLimited: metrics?.countRateLimited }));
   app.use(compression());
 
   const publicDir = path.resolve("public");
   // Fingerprinted by the build, so they never change: cache for a year.
   app.use(
     "/build",
+    markStatic,
     express.static(path.join(publicDir, "build"), {
       immutable: true,
       maxAge: "1y",
@@ -59,7 +67,6 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
 
   app.all(
     "*",
-    ...(metrics ? [metrics.nameRoute] : []),
     createRemixHandler({
       build,
       mode: config.NODE_ENV,
@@ -87,8 +94,20 @@ function servePublicFiles(publicDir: string): RequestHandler {
       .filter((urlPath) => !urlPath.startsWith("/build/")),
   );
   const serveStatic = express.static(publicDir, { maxAge: "1h", index: false, redirect: false });
-  return (req, res, next) => (files.has(req.path) ? serveStatic(req, res, next) : next());
+  return (req, res, next) => {
+    if (!files.has(req.path)) return next();
+    res.locals.route = STATIC_ROUTE;
+    serveStatic(req, res, next);
+  };
 }
+
+// Static files share one route label: their paths are many, and not routes.
+const STATIC_ROUTE = "static";
+
+const markStatic: RequestHandler = (_req, res, next) => {
+  res.locals.route = STATIC_ROUTE;
+  next();
+};
 
 // A missing asset may be deployed a moment later: no cache may keep its 404.
 const plainNotFound: RequestHandler = (_req, res) => {

@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { rateLimit, type Options as RateLimitOptions } from "express-rate-limit";
+import { rateLimit, type Store } from "express-rate-limit";
 import type { Config } from "~/lib/config.server";
 import { hasBody, sendErrorPage } from "./error-page";
 import {
@@ -17,9 +17,14 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
 /**
  * The checks every request passes before static files and Remix, in this order, each with its
  * own catalogued answer. Remix's own origin check then only ever sees same-origin writes.
- * `sharedLimit` counts the write limit elsewhere than in this process (shared-rate-limit.ts).
  */
-export function createEdge(config: Config, sharedLimit?: Partial<RateLimitOptions>): RequestHandler[] {
+type RateLimitOptions = {
+  /** Where the counts are kept; unset: in this process. */
+  store?: Store;
+  onRateLimited?: () => void;
+};
+
+export function createEdge(config: Config, rateLimit: RateLimitOptions = {}): RequestHandler[] {
   return [
     refuseRepeatedHeaders,
     requireKnownExpectation,
@@ -30,7 +35,7 @@ export function createEdge(config: Config, sharedLimit?: Partial<RateLimitOption
     requireSameOrigin,
     requirePlainFraming,
     requireAcceptableBody(config.BODY_LIMIT_BYTES),
-    ...(config.RATE_LIMIT_PER_MINUTE > 0 ? [limitWrites(config.RATE_LIMIT_PER_MINUTE, sharedLimit)] : []),
+    ...(config.RATE_LIMIT_PER_MINUTE > 0 ? [limitWrites(config.RATE_LIMIT_PER_MINUTE, rateLimit)] : []),
     sendContinue,
   ];
 }
@@ -95,14 +100,18 @@ function requireAcceptableBody(limit: number): RequestHandler {
   };
 }
 
-function limitWrites(perMinute: number, sharedLimit?: Partial<RateLimitOptions>): RequestHandler {
+function limitWrites(perMinute: number, { store, onRateLimited }: RateLimitOptions): RequestHandler {
   return rateLimit({
-    ...sharedLimit,
     windowMs: 60_000,
     limit: perMinute,
     skip: (req) => SAFE_METHODS.has(req.method),
     standardHeaders: "draft-8",
     legacyHeaders: false,
-    handler: (_req, res) => sendErrorPage(res, "RATE_LIMITED"),
+    handler: (_req, res) => {
+      onRateLimited?.();
+      sendErrorPage(res, "RATE_LIMITED");
+    },
+    // A shared store that fails lets the write through; the store reports it (rate-limit-store.ts).
+    ...(store ? { store, passOnStoreError: true, logger: { error: () => {}, warn: () => {} } } : {}),
   });
 }

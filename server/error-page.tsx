@@ -4,16 +4,6 @@ import { ErrorView } from "~/components/error-boundary";
 import { APP_NAME } from "~/lib/constants";
 import { getError, type CatalogueError, type ErrorCode } from "~/lib/errors";
 
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types res.locals through this namespace
-  namespace Express {
-    interface Locals {
-      /** The catalogue's code the server answered with itself (its metrics count refusals by it). */
-      refusal?: ErrorCode;
-    }
-  }
-}
-
 const renderedPages = new Map<ErrorCode, string>();
 
 /**
@@ -53,8 +43,8 @@ function ErrorDocument({ error }: { error: CatalogueError }) {
 
 /** Answers with the catalogue's error page; refusals are never cached. */
 export function sendErrorPage(res: ExpressResponse, code: ErrorCode, headers: Record<string, string> = {}) {
-  if (hasBody(res.req) && !res.req.complete) closeAfterDraining(res.req);
   res.locals.refusal = code;
+  if (hasBody(res.req) && !res.req.complete) closeAfterDraining(res.req);
   res
     .status(getError(code).status)
     .set({ ...headers, "Cache-Control": "no-store" })

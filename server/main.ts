@@ -7,10 +7,10 @@ import { logger, routeConsoleToLogger } from "~/lib/logger.server";
 import { createApp } from "./app";
 import { handleClientError, refuseConnect } from "./client-error";
 import { createDrain } from "./drain";
-import { startMetrics } from "./metrics";
 import { limitPipelining } from "./pipelining";
 import { describeInFlight } from "./request-context";
-import { startSharedRateLimit } from "./shared-rate-limit";
+import { startMetrics } from "./metrics";
+import { createSharedRateLimitStore } from "./rate-limit-store";
 import { startTracing } from "./tracing";
 
 const config = getConfig();
@@ -35,9 +35,11 @@ if (generatedSecret) {
 const buildPath = path.resolve("build/index.js");
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 
-const tracing = await startTracing(config);
-const metrics = await startMetrics(config, build);
-const sharedRateLimit = await startSharedRateLimit(config, () => metrics?.countRateLimitStoreError());
+const [tracing, metrics] = await Promise.all([startTracing(config), startMetrics(config)]);
+const sharedRateLimit =
+  config.RATE_LIMIT_REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0
+    ? createSharedRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
+    : undefined;
 const drain = createDrain();
 const app = limitPipelining(
   createApp({ build, config, drain: drain.track, tracing, metrics, sharedRateLimit }),
@@ -85,9 +87,11 @@ function shutdown(signal: NodeJS.Signals) {
   }, config.SHUTDOWN_TIMEOUT_MS);
   deadline.unref();
   server.close(async () => {
-    await tracing?.shutdown().catch((error) => logger.warn({ err: error }, "spans not sent"));
-    await metrics?.close();
-    sharedRateLimit?.close();
+    await Promise.all([
+      tracing?.shutdown().catch((error) => logger.warn({ err: error }, "spans not sent")),
+      metrics?.close(),
+      sharedRateLimit?.close(),
+    ]);
     logger.info("stopped");
     process.exit(0);
   });

@@ -1,154 +1,116 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ServerBuild } from "@remix-run/node";
-import type { RequestHandler } from "express";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { onCallOutcome } from "~/api/call-outcomes.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
-import { createRouteNamer } from "./route-names";
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types res.locals through this namespace
-  namespace Express {
-    interface Locals {
-      /** The route the request was handed to Remix for (route-names.ts), for metrics. */
-      route?: string;
-    }
-  }
-}
+import { ALLOWED_METHODS } from "./edge";
+import { countInFlight } from "./request-context";
+import type { FinishedRequest } from "./request-log";
 
 export type Metrics = {
-  /** First in the pipeline: counts the request in flight and times it, labelled when it ends. */
-  track: RequestHandler;
-  /** Right before Remix: names the route that answers. */
-  nameRoute: RequestHandler;
-  countRateLimitStoreError(): void;
+  recordRequest(request: FinishedRequest): void;
+  countRateLimited(): void;
+  countStoreError(): void;
   close(): Promise<void>;
 };
 
-// Any other method (Node's parser knows a few dozen) is one label value.
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]);
-// Reported along a call's way, not as its end: counted, not timed.
-const CALL_EVENTS = new Set(["retry", "budget_exhausted"]);
-
 /**
- * Prometheus metrics, served at /metrics on METRICS_PORT (on HOST) by a server of their own,
- * never on the public port; or undefined, having loaded nothing, when METRICS_PORT is unset.
- * Every label comes from a short fixed list (methods, route ids, catalogue codes, call names
- * and outcomes), never from what a visitor sends, so the number of series stays bounded.
+ * Prometheus metrics, served as text at `GET /metrics` on METRICS_PORT, never on the app's port;
+ * undefined, with nothing started, when METRICS_PORT is unset. Every label has a bounded set of
+ * values: route ids (or `static`, `refused`, `not_found`), catalogue codes, call names.
  */
-export async function startMetrics(config: Config, build: ServerBuild): Promise<Metrics | undefined> {
+export async function startMetrics(config: Config): Promise<Metrics | undefined> {
   if (config.METRICS_PORT === undefined) return undefined;
-  const prom = await import("prom-client");
-  const registry = new prom.Registry();
-  prom.collectDefaultMetrics({ register: registry });
-  const registers = [registry];
+  const registers = [new Registry()];
+  const [registry] = registers as [Registry];
+  collectDefaultMetrics({ register: registry });
 
-  const requestDuration = new prom.Histogram({
+  const requestDuration = new Histogram({
     name: "http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer's end, by route (or static, refused)",
+    help: "Time from a request's arrival to its answer's end, by method, route and status",
     labelNames: ["method", "route", "status_code"],
     registers,
   });
-  const inFlight = new prom.Gauge({
+  new Gauge({
     name: "http_requests_in_flight",
     help: "Requests being answered",
     registers,
+    collect() {
+      this.set(countInFlight());
+    },
   });
-  const refusals = new prom.Counter({
+  const refusals = new Counter({
     name: "http_edge_refusals_total",
-    help: "Requests the server refused before Remix, by the catalogue's code",
+    help: "Requests the server refused before Remix, by catalogue code (rate limiting apart)",
     labelNames: ["reason"],
     registers,
   });
-  const rateLimited = new prom.Counter({
+  const rateLimited = new Counter({
     name: "http_rate_limited_total",
-    help: "Writes refused by the rate limit",
+    help: "Writes refused for going over RATE_LIMIT_PER_MINUTE",
     registers,
   });
-  const storeErrors = new prom.Counter({
+  const storeErrors = new Counter({
     name: "rate_limit_store_errors_total",
-    help: "Writes let through uncounted because the rate limit's store was unreachable",
+    help: "Writes let through uncounted because the shared rate limit store failed",
     registers,
   });
-  const upstreamDuration = new prom.Histogram({
+  const upstreamDuration = new Histogram({
     name: "upstream_request_duration_seconds",
-    help: "Time a call to the API took, retries included, by how it ended",
+    help: "Time a call to the API took, retries included, by call, method and outcome",
     labelNames: ["call", "method", "outcome"],
     registers,
   });
-  const callEvents = new prom.Counter({
-    name: "upstream_call_events_total",
-    help: "Retries made, and retries refused for want of budget, by call",
-    labelNames: ["call", "outcome"],
+  const upstreamRetries = new Counter({
+    name: "upstream_retries_total",
+    help: "Retries of calls to the API: made (retry) or refused for want of budget (budget_exhausted)",
+    labelNames: ["call", "method", "event"],
     registers,
   });
 
   const stopListening = onCallOutcome(({ call, method, outcome, durationMs }) => {
-    if (CALL_EVENTS.has(outcome)) callEvents.inc({ call, outcome });
-    else upstreamDuration.observe({ call, method, outcome }, durationMs / 1_000);
+    if (outcome === "retry" || outcome === "budget_exhausted") {
+      upstreamRetries.inc({ call, method, event: outcome });
+    } else {
+      upstreamDuration.observe({ call, method, outcome }, durationMs / 1000);
+    }
   });
 
-  const track: RequestHandler = (req, res, next) => {
-    const start = performance.now();
-    inFlight.inc();
-    res.once("close", () => {
-      inFlight.dec();
-      const refusal = res.statusCode < 500 ? res.locals.refusal : undefined;
-      const route = refusal ? "refused" : (res.locals.route ?? "static");
-      const method = METHODS.has(req.method) ? req.method : "other";
-      requestDuration.observe(
-        { method, route, status_code: res.statusCode },
-        (performance.now() - start) / 1_000,
-      );
-      if (!refusal) return;
-      refusals.inc({ reason: refusal });
-      if (refusal === "RATE_LIMITED") rateLimited.inc();
-    });
-    next();
-  };
+  const server = createServer((req, res) => {
+    if (req.method !== "GET" || req.url !== "/metrics") return void res.writeHead(404).end();
+    registry.metrics().then(
+      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
+      (error) => {
+        logger.warn({ err: error }, "metrics could not be collected");
+        res.writeHead(500).end();
+      },
+    );
+  });
+  const port = await listen(server, config.METRICS_PORT, config.HOST);
+  logger.info({ port }, `metrics on http://localhost:${port}/metrics`);
 
-  const getRouteName = createRouteNamer(build);
-  const nameRoute: RequestHandler = (req, res, next) => {
-    res.locals.route = getRouteName(req.path);
-    next();
-  };
-
-  const server = await serveMetrics(config, registry);
   return {
-    track,
-    nameRoute,
-    countRateLimitStoreError: () => storeErrors.inc(),
-    close: async () => {
+    recordRequest({ method, route, status, start, refusal }) {
+      if (refusal && refusal !== "RATE_LIMITED" && status < 500) refusals.inc({ reason: refusal });
+      const labels = { method: KNOWN_METHODS.has(method) ? method : "other", route, status_code: status };
+      requestDuration.observe(labels, (performance.now() - start) / 1000);
+    },
+    countRateLimited: () => rateLimited.inc(),
+    countStoreError: () => storeErrors.inc(),
+    async close() {
       stopListening();
-      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
 }
 
-type Registry = { metrics(): Promise<string>; contentType: string };
+// A method the edge refuses still gets a label, one for all of them.
+const KNOWN_METHODS = new Set(ALLOWED_METHODS);
 
-async function serveMetrics(config: Config, registry: Registry): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = req.url?.split("?")[0];
-    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
-      res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found");
-      return;
-    }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
-      (error: unknown) => {
-        logger.error({ err: error }, "metrics: collecting failed");
-        res.writeHead(500).end();
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
+function listen(server: Server, port: number, host: string | undefined) {
+  return new Promise<number>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ port: config.METRICS_PORT, host: config.HOST }, resolve);
+    server.listen({ port, host }, () => resolve((server.address() as AddressInfo).port));
   });
-  const { port } = server.address() as AddressInfo;
-  logger.info({ port, host: config.HOST ?? "all interfaces" }, `metrics on http://localhost:${port}/metrics`);
-  return server;
 }

@@ -13,10 +13,13 @@ export function getRequestId(incoming: string | undefined) {
  * exactly one, but on Node 20 it hooks every promise, a few per cent of each page's CPU.)
  */
 const inFlight = new Map<string, number>();
+let inFlightCount = 0;
 
 export function trackInFlight(requestId: string) {
   inFlight.set(requestId, (inFlight.get(requestId) ?? 0) + 1);
+  inFlightCount++;
   return () => {
+    inFlightCount--;
     const count = inFlight.get(requestId)! - 1;
     if (count === 0) inFlight.delete(requestId);
     else inFlight.set(requestId, count);
@@ -27,4 +30,9 @@ export function trackInFlight(requestId: string) {
 export function describeInFlight() {
   const ids = [...inFlight.keys()];
   return ids.length === 1 ? { requestId: ids[0] } : { inFlightRequestIds: ids };
+}
+
+/** How many requests are being answered now. */
+export function countInFlight() {
+  return inFlightCount;
 }

@@ -3,17 +3,8 @@ import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
 import type { TraceContext } from "~/lib/trace-context.server";
 import packageJson from "../package.json";
-import type { RequestTrace } from "./request-trace";
-
-export type FinishedRequest = {
-  trace: RequestTrace;
-  method: string;
-  path: string;
-  status: number;
-  /** `performance.now()` when the request came. */
-  start: number;
-  aborted: boolean;
-};
+import type { FinishedRequest } from "./request-log";
+import { createThrottledWarning } from "./throttled-warning";
 
 export type Tracing = {
   recordRequest(request: FinishedRequest): void;
@@ -39,13 +30,9 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
     import("@opentelemetry/exporter-trace-otlp-http"),
     import("@opentelemetry/resources"),
   ]);
-  // A collector that is down must not flood the log: its failures are one warning a minute.
-  let warnedAt = -Infinity;
-  const warn = (detail: string) => {
-    if (performance.now() - warnedAt < 60_000) return;
-    warnedAt = performance.now();
-    logger.warn({ detail }, "tracing: spans not exported (said at most once a minute)");
-  };
+  // A collector that is down must not flood the log.
+  const warnNotExported = createThrottledWarning("tracing: spans not exported");
+  const warn = (detail: string) => warnNotExported({ detail });
   const ignore = () => {};
   api.diag.setLogger(
     { error: warn, warn, info: ignore, debug: ignore, verbose: ignore },
@@ -105,14 +92,19 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
   logger.info({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT }, "exporting traces");
 
   return {
-    recordRequest({ trace, method, path, status, start, aborted }) {
+    recordRequest({ trace, method, path, route, status, start, aborted }) {
       record(
-        method,
+        `${method} ${route}`,
         api.SpanKind.SERVER,
         trace.span,
         trace.parentSpanId,
         { start, end: performance.now() },
-        { "http.request.method": method, "url.path": path, "http.response.status_code": status },
+        {
+          "http.request.method": method,
+          "http.route": route,
+          "url.path": path,
+          "http.response.status_code": status,
+        },
         status >= 500 || aborted,
       );
     },

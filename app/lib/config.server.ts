@@ -57,31 +57,25 @@ const EnvSchema = z.object({
     .transform((value) => value === "true"),
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
-  /**
-   * A Redis (`redis://` or `rediss://`) that counts RATE_LIMIT_PER_MINUTE for every instance
-   * together; unset, each instance counts its own. While it is unreachable, writes pass uncounted.
-   */
-  RATE_LIMIT_REDIS_URL: z.string().transform(toRedisUrl).optional(),
-  /** Port serving Prometheus metrics at /metrics, on HOST, never PORT; unset: no metrics are kept. */
+  /** A Redis every instance shares: the write limit is counted there; unset, each counts its own. */
+  RATE_LIMIT_REDIS_URL: z
+    .string()
+    .refine((value) => /^rediss?:$/.test(URL.canParse(value) ? new URL(value).protocol : ""), {
+      message: "must be a redis:// or rediss:// URL",
+    })
+    .optional(),
+  /** Port of the Prometheus metrics endpoint (`GET /metrics`), apart from the app's; unset: off. */
   METRICS_PORT: port.optional(),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
-  /**
-   * An OpenTelemetry collector's OTLP/HTTP base URL, e.g. `http://collector:4318`: the request's
-   * and each call's spans are sent to its `/v1/traces`. Unset: nothing is exported or loaded.
-   */
+  /** OTLP/HTTP collector base URL (`http://collector:4318`) for spans; unset, nothing is exported. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().transform(toBaseUrl).optional(),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {
   const url = URL.canParse(value) ? new URL(value) : null;
-  if (
-    url &&
-    (url.protocol === "https:" || url.protocol === "http:") &&
-    url.origin === value.replace(/\/$/, "")
-  ) {
-    return url.origin;
-  }
+  const isHttp = url?.protocol === "https:" || url?.protocol === "http:";
+  if (url && isHttp && url.origin === value.replace(/\/$/, "")) return url.origin;
   ctx.addIssue({
     code: "custom",
     message: "must be an http(s) origin such as https://example.com, with no path",
@@ -96,18 +90,6 @@ function toBaseUrl(value: string, ctx: z.RefinementCtx) {
     return url.href.replace(/\/$/, "");
   }
   ctx.addIssue({ code: "custom", message: "must be an http(s) URL such as https://api.example.com/v1" });
-  return z.NEVER;
-}
-
-function toRedisUrl(value: string, ctx: z.RefinementCtx) {
-  const url = URL.canParse(value) ? new URL(value) : null;
-  const isRedis = url?.protocol === "redis:" || url?.protocol === "rediss:";
-  if (url && isRedis && url.hostname && /^\/?\d*$/.test(url.pathname) && !url.search && !url.hash)
-    return value;
-  ctx.addIssue({
-    code: "custom",
-    message: "must be a redis:// or rediss:// URL such as redis://redis:6379/0",
-  });
   return z.NEVER;
 }
 
@@ -129,9 +111,6 @@ export function parseConfig(env: Record<string, string | undefined>) {
     throw new ConfigError(`Invalid environment variable ${name}: ${issue.message}`);
   }
   const { SESSION_SECRET, ...rest } = result.data;
-  if (rest.METRICS_PORT && rest.METRICS_PORT === rest.PORT) {
-    throw new ConfigError("Invalid environment variable METRICS_PORT: must differ from PORT");
-  }
   return {
     ...rest,
     sessionSecrets: SESSION_SECRET ?? null,

@@ -9,7 +9,7 @@
  *   (c)  `node:http` sending the same bytes, brotli'd once at start (the ceiling)
  *   (b2) the stock template again, in other processes: b2/b is the noise (A/A)
  *   (a') with BENCH_EXTRA_ENV, this server again with those variables set, so a setting on
- *        and off run side by side: `npm run bench:metrics` is BENCH_EXTRA_ENV="METRICS_PORT=0"
+ *        and off run side by side: BENCH_EXTRA_ENV="METRICS_PORT=0" npm run bench
  *
  * Every round measures each server twice, without compression and with `Accept-Encoding: gzip,
  * br`, under a browser's user-agent. Two processes of the same code can differ by 10-30 % for

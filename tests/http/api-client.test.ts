@@ -12,7 +12,9 @@ beforeAll(async () => {
   upstream = await startUpstream();
   settings = {
     API_BASE_URL: `${upstream.url}/v1`,
-    API_TIMEOUT_MS: 1_000,
+    // Far from any case's timing, so a loaded machine cannot turn an answer into a timeout; the
+    // deadline's own cases set theirs.
+    API_TIMEOUT_MS: 5_000,
     API_MAX_RESPONSE_BYTES: 1_024,
     API_HEALTH_PATH: "/health",
   };
@@ -148,7 +150,8 @@ describe("callApi", () => {
       res.on("close", () => clearTimeout(timer));
     });
     const aborted = upstream.nextAbort();
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    const oneSecond = { ...settings, API_TIMEOUT_MS: 1_000 };
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond));
     expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
     await aborted;
   });
@@ -158,7 +161,8 @@ describe("callApi", () => {
       const timer = setTimeout(() => sendJson(res, 503, {}), 600);
       res.on("close", () => clearTimeout(timer));
     });
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    const oneSecond = { ...settings, API_TIMEOUT_MS: 1_000 };
+    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond));
     expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
     expect(upstream.received.length).toBeLessThan(3);
   });

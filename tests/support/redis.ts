@@ -1,74 +1,58 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { requireSystemBinary } from "../toolchain/system-packages";
 import { getFreePort } from "./ports";
 
-export type RedisServer = {
+export type Redis = {
   url: string;
-  port: number;
-  /** Stops the server (SIGTERM; it keeps nothing, so its counts are gone). */
+  /** Stops the server (its counts go with it); `start` brings it back on the same port. */
   stop: () => Promise<void>;
-  /** Starts it again on the same port, empty. */
   start: () => Promise<void>;
-  /** Freezes the process (SIGSTOP): connections stay open, nothing is answered. */
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered; `resume` thaws it. */
   pause: () => void;
-  /** Lets a paused process go on (SIGCONT). */
   resume: () => void;
 };
 
-/** Debian's redis-server on a free loopback port, keeping nothing on disk; stop it after. */
-export async function startRedis(): Promise<RedisServer> {
+/** Debian's redis-server on a free loopback port, keeping nothing on disk. */
+export async function startRedis(): Promise<Redis> {
   const binary = requireSystemBinary("redis-server");
   const port = await getFreePort();
   let child: ChildProcess | undefined;
-  let output = "";
 
-  const start = async () => {
-    output = "";
-    const args = ["--save", "", "--appendonly", "no", "--port", String(port), "--bind", "127.0.0.1"];
-    child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout!.on("data", (chunk) => (output += chunk));
-    child.stderr!.on("data", (chunk) => (output += chunk));
-    const deadline = Date.now() + 10_000;
-    while (!(await answersPing(port))) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${output}`);
-      if (Date.now() > deadline) throw new Error(`redis-server did not answer within 10 s: ${output}`);
-      await sleep(50);
-    }
-  };
+  async function start() {
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+    const started = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+    child = started;
+    let output = "";
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
+      const read = (chunk: Buffer) => {
+        output += chunk;
+        if (!output.includes("Ready to accept connections")) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      started.stdout!.on("data", read);
+      started.stderr!.on("data", read);
+      started.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`redis-server exited with ${code}: ${output}`));
+      });
+    });
+  }
 
-  const stop = async () => {
-    const running = child;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
-    const exited = new Promise((resolve) => running.once("exit", resolve));
-    running.kill("SIGTERM");
-    // A paused process acts on the signal once it runs again.
-    running.kill("SIGCONT");
+  async function stop() {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child!.once("exit", resolve));
+    child.kill("SIGKILL");
     await exited;
-  };
+  }
 
   await start();
   return {
     url: `redis://127.0.0.1:${port}`,
-    port,
     stop,
     start,
     pause: () => void child?.kill("SIGSTOP"),
     resume: () => void child?.kill("SIGCONT"),
   };
-}
-
-function answersPing(port: number) {
-  return new Promise<boolean>((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
-    socket.setTimeout(1_000, () => socket.destroy());
-    socket.once("connect", () => socket.write("PING\r\n"));
-    socket.once("data", (data) => {
-      resolve(data.toString().startsWith("+PONG"));
-      socket.destroy();
-    });
-    socket.once("error", () => resolve(false));
-    socket.once("close", () => resolve(false));
-  });
 }

@@ -51,25 +51,6 @@ describe("parseConfig", () => {
     );
   });
 
-  it("reads the metrics port and the rate limit's Redis, both off unless set", () => {
-    const unset = parseConfig({});
-    expect([unset.METRICS_PORT, unset.RATE_LIMIT_REDIS_URL]).toEqual([undefined, undefined]);
-    const config = parseConfig({
-      METRICS_PORT: "9464",
-      RATE_LIMIT_REDIS_URL: "rediss://:secret@redis:6380/2",
-    });
-    expect(config.METRICS_PORT).toBe(9464);
-    expect(config.RATE_LIMIT_REDIS_URL).toBe("rediss://:secret@redis:6380/2");
-  });
-
-  it("never serves metrics on the public port", () => {
-    expect(() => parseConfig({ PORT: "8080", METRICS_PORT: "8080" })).toThrow(
-      "Invalid environment variable METRICS_PORT: must differ from PORT",
-    );
-    expect(() => parseConfig({ METRICS_PORT: "3000" })).toThrow(/METRICS_PORT/);
-    expect(parseConfig({ PORT: "0", METRICS_PORT: "0" }).METRICS_PORT).toBe(0);
-  });
-
   it("marks cookies Secure only for an https origin", () => {
     expect(parseConfig({ ORIGIN: "http://localhost:3000" }).secureCookies).toBe(false);
   });
@@ -93,10 +74,6 @@ describe("parseConfig", () => {
     ["API_TIMEOUT_MS", "0"],
     ["API_HEALTH_PATH", "health"],
     ["API_MAX_RESPONSE_BYTES", "-5"],
-    ["METRICS_PORT", "70000"],
-    ["RATE_LIMIT_REDIS_URL", "http://redis:6379"],
-    ["RATE_LIMIT_REDIS_URL", "redis:6379"],
-    ["RATE_LIMIT_REDIS_URL", "redis://redis:6379/db"],
   ])("rejects %s=%s with a message naming the variable", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(
