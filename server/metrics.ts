@@ -1,6 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { onCallOutcome } from "~/api/call-outcomes.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
@@ -22,8 +21,10 @@ export type Metrics = {
  */
 export async function startMetrics(config: Config): Promise<Metrics | undefined> {
   if (config.METRICS_PORT === undefined) return undefined;
-  const registers = [new Registry()];
-  const [registry] = registers as [Registry];
+  // Loaded only when metrics are on, as tracing's SDK is.
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import("prom-client");
+  const registry = new Registry();
+  const registers = [registry];
   collectDefaultMetrics({ register: registry });
 
   const requestDuration = new Histogram({

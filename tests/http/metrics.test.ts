@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "../support/ports";
-import { startSuiteServer } from "../support/server";
+import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
+import { startServer, startSuiteServer } from "../support/server";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
 
@@ -126,10 +127,27 @@ describe("with METRICS_PORT set", () => {
 });
 
 describe("without METRICS_PORT", () => {
-  const server = startSuiteServer({}, { cwd: upstreamAppBuild });
+  const server = startSuiteServer({ NODE_OPTIONS: loadedModulesOptions }, { cwd: upstreamAppBuild });
 
-  it("serves no metrics anywhere", async () => {
+  it("serves no metrics anywhere, and loads neither prom-client nor a Redis client", async () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
     expect(server.output()).not.toContain("/metrics");
+    const files = await readLoadedModules(server);
+    expect(files.filter((file) => /\/node_modules\/(prom-client|@redis)\//.test(file))).toEqual([]);
+    expect(files.filter((file) => file.includes("/node_modules/react-dom/")).length).toBeGreaterThan(0);
+  });
+});
+
+describe("shutting down", () => {
+  it("closes the metrics port with the server, while Redis is still being looked for", async () => {
+    const [port, redisPort] = [await getFreePort(), await getFreePort()];
+    const server = await startServer(
+      { METRICS_PORT: String(port), RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+      { cwd: upstreamAppBuild },
+    );
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(server.output()).toContain('"msg":"stopped"');
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 });
