@@ -17,7 +17,7 @@ export type Metrics = {
 /**
  * Prometheus metrics, served as text at `GET /metrics` on METRICS_PORT, never on the app's port;
  * undefined, with nothing started, when METRICS_PORT is unset. Every label has a bounded set of
- * values: route ids (or `static`, `refused`, `not_found`), catalogue codes, call names.
+ * values: route ids (or `static`, `refused`, `manifest`, `not_found`), catalogue codes, call names.
  */
 export async function startMetrics(config: Config): Promise<Metrics | undefined> {
   if (config.METRICS_PORT === undefined) return undefined;

@@ -65,12 +65,15 @@ describe("with METRICS_PORT set", () => {
     expect(await visit(`/build/${randomUUID()}.js`)).toBe(404);
     expect(await visit("/call/1", { method: "OPTIONS" })).toBe(405);
     expect(await visit("/call/1?_data=root")).toBe(400);
+    // Remix's route discovery, asked by browsers as links come into view (204: another version).
+    expect(await visit("/__manifest?p=%2Fcall%2F1&version=other")).toBe(204);
     const samples = await scrape();
     const count = (labels: Record<string, string>) =>
       total(samples, "http_request_duration_seconds_count", labels);
     expect(count({ method: "GET", route: "routes/_site.call.$id", status_code: "200" })).toBe(2);
     expect(count({ route: "not_found", status_code: "404" })).toBe(200);
     expect(count({ route: "static", status_code: "404" })).toBe(1);
+    expect(count({ method: "GET", route: "manifest", status_code: "204" })).toBe(1);
     expect(count({ method: "other", route: "refused", status_code: "405" })).toBe(1);
     expect(total(samples, "http_edge_refusals_total", { reason: "METHOD_NOT_ALLOWED" })).toBe(1);
     expect(total(samples, "http_edge_refusals_total", { reason: "BAD_REQUEST" })).toBe(1);
