@@ -9,7 +9,7 @@ import { logger } from "~/lib/logger.server";
 import { parseTraceparent } from "~/lib/trace-context.server";
 import { createEdge } from "./edge";
 import type { Metrics } from "./metrics";
-import type { createSharedRateLimitStore } from "./rate-limit-store";
+import type { SharedRateLimitStore } from "./rate-limit-store";
 import { sendErrorPage } from "./error-page";
 import { ClientGoneError, HttpError } from "./http-error";
 import { createRemixHandler } from "./remix-handler";
@@ -24,7 +24,7 @@ type Options = {
   drain: RequestHandler;
   tracing?: Tracing;
   metrics?: Metrics;
-  sharedRateLimit?: ReturnType<typeof createSharedRateLimitStore>;
+  sharedRateLimit?: SharedRateLimitStore;
 };
 
 /** The HTTP pipeline: edge concerns first, then static files, then Remix. */

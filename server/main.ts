@@ -10,7 +10,7 @@ import { createDrain } from "./drain";
 import { limitPipelining } from "./pipelining";
 import { describeInFlight } from "./request-context";
 import { startMetrics } from "./metrics";
-import { createSharedRateLimitStore } from "./rate-limit-store";
+import { startSharedRateLimitStore } from "./rate-limit-store";
 import { startTracing } from "./tracing";
 
 const config = getConfig();
@@ -38,7 +38,7 @@ const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 const [tracing, metrics] = await Promise.all([startTracing(config), startMetrics(config)]);
 const sharedRateLimit =
   config.RATE_LIMIT_REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0
-    ? createSharedRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
+    ? await startSharedRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
     : undefined;
 const drain = createDrain();
 const app = limitPipelining(

@@ -1,6 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { onCallOutcome } from "~/api/call-outcomes.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
@@ -18,12 +17,14 @@ export type Metrics = {
 /**
  * Prometheus metrics, served as text at `GET /metrics` on METRICS_PORT, never on the app's port;
  * undefined, with nothing started, when METRICS_PORT is unset. Every label has a bounded set of
- * values: route ids (or `static`, `refused`, `not_found`), catalogue codes, call names.
+ * values: route ids (or `static`, `refused`, `manifest`, `not_found`), catalogue codes, call names.
  */
 export async function startMetrics(config: Config): Promise<Metrics | undefined> {
   if (config.METRICS_PORT === undefined) return undefined;
-  const registers = [new Registry()];
-  const [registry] = registers as [Registry];
+  // Loaded only when metrics are on, as tracing's SDK is.
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import("prom-client");
+  const registry = new Registry();
+  const registers = [registry];
   collectDefaultMetrics({ register: registry });
 
   const requestDuration = new Histogram({

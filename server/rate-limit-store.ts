@@ -1,6 +1,5 @@
 import type { Options, Store } from "express-rate-limit";
-import { RedisStore } from "rate-limit-redis";
-import { createClient } from "redis";
+import type { RedisReply, RedisStore } from "rate-limit-redis";
 import { logger } from "~/lib/logger.server";
 import { createThrottledWarning } from "./throttled-warning";
 
@@ -8,50 +7,72 @@ import { createThrottledWarning } from "./throttled-warning";
 const COMMAND_TIMEOUT_MS = 250;
 const CONNECT_TIMEOUT_MS = 1_000;
 const MAX_RECONNECT_DELAY_MS = 2_000;
+// Commands sent to a Redis that stopped answering are refused at once beyond this many.
+const MAX_WAITING_COMMANDS = 1_000;
 
 const warnStoreFailed = createThrottledWarning("rate limit: Redis failed, writes go through uncounted");
 
+export type SharedRateLimitStore = Awaited<ReturnType<typeof startSharedRateLimitStore>>;
+
 /**
  * The write limit's count kept in Redis (rate-limit-redis), so every instance sharing
- * `url` counts against one limit. Redis failing never holds or refuses a request: commands are
- * not queued while it is away and time out quickly, the limiter lets the write through
- * (`passOnStoreError`), `onError` counts it, and the log says so at most once a minute. The
- * connection is made in the background and remade after Redis comes back.
+ * `url` counts against one limit; the Redis client is loaded only then. Redis failing never
+ * holds or refuses a request: commands are not queued while it is away and time out quickly, the
+ * limiter lets the write through (`passOnStoreError`), `onError` counts it, and the log says so
+ * at most once a minute. The connection is made in the background and remade after Redis comes
+ * back, or at once when a command times out: a connection to a Redis that stopped answering
+ * stays open, and would hold every write for the whole timeout.
  */
-export function createSharedRateLimitStore(url: string, onError: () => void) {
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
-    },
-  });
+export async function startSharedRateLimitStore(url: string, onError: () => void) {
+  const [{ createClient }, { RedisStore }] = await Promise.all([import("redis"), import("rate-limit-redis")]);
+  const connect = () => {
+    const created = createClient({
+      url,
+      disableOfflineQueue: true,
+      commandsQueueMaxLength: MAX_WAITING_COMMANDS,
+      socket: {
+        connectTimeout: CONNECT_TIMEOUT_MS,
+        reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
+      },
+    });
+    // The client reports each failed connection attempt here; it keeps trying.
+    created.on("error", (error: unknown) => warnStoreFailed({ err: error }));
+    created.connect().catch((error: unknown) => warnStoreFailed({ err: error }));
+    // The store's scripts are loaded into Redis when it is reached, and again after each reconnect.
+    created.on("ready", () => {
+      logger.info("rate limit: counting in Redis");
+      store.load();
+    });
+    return created;
+  };
+  let client = connect();
+
+  const sendCommand = async (...args: string[]) => {
+    const sentOn = client;
+    try {
+      return await withTimeout(sentOn.sendCommand<RedisReply>(args), COMMAND_TIMEOUT_MS);
+    } catch (error) {
+      if (error instanceof CommandTimeoutError && sentOn === client && sentOn.isOpen) {
+        client = connect();
+        sentOn.destroy();
+      }
+      throw error;
+    }
+  };
   const failed = (error: unknown) => {
     onError();
     warnStoreFailed({ err: error });
   };
-  // The client reports each failed connection attempt here; it keeps trying.
-  client.on("error", (error: unknown) => warnStoreFailed({ err: error }));
-  client.connect().catch((error: unknown) => warnStoreFailed({ err: error }));
-  const store = new ResilientRedisStore(
-    new RedisStore({
-      sendCommand: (...args: string[]) => withTimeout(client.sendCommand(args), COMMAND_TIMEOUT_MS),
-    }),
-    failed,
-  );
-  // The store's scripts are loaded into Redis when it is reached, and again after each reconnect.
-  client.on("ready", () => {
-    logger.info("rate limit: counting in Redis");
-    store.load();
-  });
+  const store = new ResilientRedisStore(new RedisStore({ sendCommand }), failed, () => client.isReady);
   return {
     store,
     async close() {
-      client.destroy();
+      if (client.isOpen) client.destroy();
     },
   };
 }
+
+class CommandTimeoutError extends Error {}
 
 /**
  * The client's own command timeout ends only commands not yet sent; one sent to a Redis that has
@@ -60,7 +81,7 @@ export function createSharedRateLimitStore(url: string, onError: () => void) {
 function withTimeout<T>(command: Promise<T>, ms: number) {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new CommandTimeoutError(`Redis did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
 }
@@ -72,11 +93,13 @@ class ResilientRedisStore implements Store {
   constructor(
     private readonly inner: RedisStore,
     private readonly onError: (error: unknown) => void,
+    private readonly isConnected: () => boolean,
   ) {}
 
   init(options: Options) {
     this.options = options;
-    this.load();
+    // Called as the limiter is made, before the connection is: "ready" loads the scripts then.
+    if (this.isConnected()) this.load();
   }
 
   load() {

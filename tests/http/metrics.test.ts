@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "../support/ports";
-import { startSuiteServer } from "../support/server";
+import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
+import { startServer, startSuiteServer } from "../support/server";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
 
@@ -64,12 +65,15 @@ describe("with METRICS_PORT set", () => {
     expect(await visit(`/build/${randomUUID()}.js`)).toBe(404);
     expect(await visit("/call/1", { method: "OPTIONS" })).toBe(405);
     expect(await visit("/call/1?_data=root")).toBe(400);
+    // Remix's route discovery, asked by browsers as links come into view (204: another version).
+    expect(await visit("/__manifest?p=%2Fcall%2F1&version=other")).toBe(204);
     const samples = await scrape();
     const count = (labels: Record<string, string>) =>
       total(samples, "http_request_duration_seconds_count", labels);
     expect(count({ method: "GET", route: "routes/_site.call.$id", status_code: "200" })).toBe(2);
     expect(count({ route: "not_found", status_code: "404" })).toBe(200);
     expect(count({ route: "static", status_code: "404" })).toBe(1);
+    expect(count({ method: "GET", route: "manifest", status_code: "204" })).toBe(1);
     expect(count({ method: "other", route: "refused", status_code: "405" })).toBe(1);
     expect(total(samples, "http_edge_refusals_total", { reason: "METHOD_NOT_ALLOWED" })).toBe(1);
     expect(total(samples, "http_edge_refusals_total", { reason: "BAD_REQUEST" })).toBe(1);
@@ -126,10 +130,27 @@ describe("with METRICS_PORT set", () => {
 });
 
 describe("without METRICS_PORT", () => {
-  const server = startSuiteServer({}, { cwd: upstreamAppBuild });
+  const server = startSuiteServer({ NODE_OPTIONS: loadedModulesOptions }, { cwd: upstreamAppBuild });
 
-  it("serves no metrics anywhere", async () => {
+  it("serves no metrics anywhere, and loads neither prom-client nor a Redis client", async () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
     expect(server.output()).not.toContain("/metrics");
+    const files = await readLoadedModules(server);
+    expect(files.filter((file) => /\/node_modules\/(prom-client|@redis)\//.test(file))).toEqual([]);
+    expect(files.filter((file) => file.includes("/node_modules/react-dom/")).length).toBeGreaterThan(0);
+  });
+});
+
+describe("shutting down", () => {
+  it("closes the metrics port with the server, while Redis is still being looked for", async () => {
+    const [port, redisPort] = [await getFreePort(), await getFreePort()];
+    const server = await startServer(
+      { METRICS_PORT: String(port), RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+      { cwd: upstreamAppBuild },
+    );
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(server.output()).toContain('"msg":"stopped"');
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 });

@@ -8,6 +8,8 @@ import { expectNoServerErrors, startServer, type RunningServer } from "../suppor
 // on loopback; a Redis that goes away never costs a request.
 
 const LIMIT = 4;
+// server/rate-limit-store.ts: the longest a write waits on Redis.
+const COMMAND_TIMEOUT_MS = 250;
 const form = new URLSearchParams({ theme: "dark", redirectTo: "/" }).toString();
 
 async function postTheme(server: RunningServer) {
@@ -68,6 +70,8 @@ describe("two instances sharing one Redis", () => {
 
   it("refuse together the write that crosses the shared limit, and not one before", async () => {
     for (const instance of instances) await untilCountingInRedis(instance);
+    // Nothing failed while they connected.
+    for (const instance of instances) expect(countWarnings(instance)).toBe(0);
     const statuses = [];
     for (let i = 0; i < LIMIT + 2; i++) statuses.push((await postTheme(instances[i % 2]!)).status);
     // Counting apart, each would have let LIMIT through: 2 × LIMIT in all.
@@ -133,29 +137,31 @@ describe("an instance whose Redis stops answering", () => {
     }
   });
 
-  it("holds a write only until the command's timeout, then lets it through", async () => {
+  it("holds one write until the command's timeout, then lets writes through at once", async () => {
     expect((await postTheme(server)).status).toBe(303);
     redis.pause();
     const frozen = [];
-    for (let i = 0; i < 4; i++) frozen.push(await postTheme(server));
+    for (let i = 0; i < 6; i++) frozen.push(await postTheme(server));
     redis.resume();
-    expect(frozen.map((write) => write.status)).toEqual([303, 303, 303, 303]);
-    const slowest = Math.max(...frozen.map((write) => write.ms));
-    console.log(
-      `a write with Redis frozen took ${median(frozen.map((write) => write.ms)).toFixed(0)} ms (median), ${slowest.toFixed(0)} ms at most`,
-    );
-    expect(slowest).toBeLessThan(2_000);
+    expect(frozen.map((write) => write.status)).toEqual(Array(6).fill(303));
+    const times = frozen.map((write) => write.ms);
+    console.log(`writes with Redis frozen took ${times.map((ms) => ms.toFixed(0)).join(", ")} ms`);
+    expect(Math.max(...times)).toBeLessThan(2_000);
+    // The connection that timed out was replaced: the next writes found Redis away at once,
+    // rather than each waiting out the timeout on a connection that would never answer.
+    expect(median(times)).toBeLessThan(COMMAND_TIMEOUT_MS);
+    await untilCountingInRedis(server, 2);
   });
 });
 
 describe("an instance whose Redis is not there when it starts", () => {
+  let redis: Redis;
   let server: RunningServer;
 
   beforeAll(async () => {
-    server = await startServer({
-      RATE_LIMIT_PER_MINUTE: "1",
-      RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${await getFreePort()}`,
-    });
+    redis = await startRedis();
+    await redis.stop();
+    server = await startServer({ RATE_LIMIT_PER_MINUTE: "1", RATE_LIMIT_REDIS_URL: redis.url });
   });
 
   afterAll(async () => {
@@ -163,14 +169,18 @@ describe("an instance whose Redis is not there when it starts", () => {
       expectNoServerErrors(server, []);
     } finally {
       await server?.stop();
+      await redis?.stop();
     }
   });
 
-  it("starts, is ready, and lets writes through uncounted", async () => {
+  it("starts, is ready, lets writes through uncounted, and counts them once Redis comes", async () => {
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await postTheme(server)).status);
     expect(statuses).toEqual([303, 303, 303]);
     expect(countWarnings(server)).toBe(1);
+    await redis.start();
+    await untilCountingInRedis(server);
+    expect([(await postTheme(server)).status, (await postTheme(server)).status]).toEqual([303, 429]);
   });
 });
