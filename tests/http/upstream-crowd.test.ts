@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
-import { startSuiteServer, type RunningServer } from "../support/server";
+import { askServer, startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 // 200 visitors on a page whose call never answers: every deadline passes within a short time.
@@ -124,15 +124,7 @@ async function probeUntil(server: RunningServer, agent: http.Agent, until: Promi
 
 /** The server's event loop delay since the last reading (tests/support/loop-delay.js). */
 function readLoopDelay(server: RunningServer) {
-  return new Promise<{ maxMs: number; p99Ms: number }>((resolve) => {
-    const onMessage = (message: { type?: string; maxMs: number; p99Ms: number }) => {
-      if (message.type !== "loop-delay") return;
-      server.child.off("message", onMessage);
-      resolve(message);
-    };
-    server.child.on("message", onMessage);
-    server.child.send({ type: "loop-delay" });
-  });
+  return askServer<{ maxMs: number; p99Ms: number }>(server, "loop-delay");
 }
 
 /** How long the server took over each request for `page`, from its request log. */

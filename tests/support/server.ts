@@ -149,3 +149,19 @@ export function expectNoServerErrors(server: ServerProcess, expectedStatuses: nu
   expect(unexpected).toEqual([]);
   expect(server.output()).not.toMatch(/"level":(50|60)/);
 }
+
+/**
+ * Asks a server something over its IPC channel and resolves with the answer of the same `type`:
+ * a script loaded into it with NODE_OPTIONS="--import …" answers (loop-delay.js, loaded-modules.js).
+ */
+export function askServer<Answer>(server: ServerProcess, type: string) {
+  return new Promise<Answer>((resolve) => {
+    const onMessage = (message: { type?: string }) => {
+      if (message.type !== type) return;
+      server.child.off("message", onMessage);
+      resolve(message as Answer);
+    };
+    server.child.on("message", onMessage);
+    server.child.send({ type });
+  });
+}
