@@ -23,7 +23,7 @@ export default tseslint.config(
   // text form's route chunk measured 96 KB gzipped with classic Zod, 23 KB with Mini. Conform's
   // Zod adapter imports classic Zod too; app/forms/parse-with-schema.ts replaces it.
   {
-    files: ["app/**/*.{ts,tsx}", "tests/fixtures/upstream-app/app/**/*.{ts,tsx}"],
+    files: ["app/**/*.{ts,tsx}", "tests/fixtures/reference-app/{app,faults}/**/*.{ts,tsx}"],
     ignores: ["**/*.server.{ts,tsx}"],
     rules: {
       "@typescript-eslint/no-restricted-imports": [

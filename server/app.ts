@@ -7,16 +7,16 @@ import type { Config } from "~/lib/config.server";
 import { getError, getErrorForStatus } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
 import { parseTraceparent } from "~/lib/trace-context.server";
-import { createEdge } from "./edge";
-import type { Metrics } from "./metrics";
-import type { SharedRateLimitStore } from "./rate-limit-store";
-import { sendErrorPage } from "./error-page";
-import { ClientGoneError, HttpError } from "./http-error";
-import { createRemixHandler } from "./remix-handler";
-import { createRequestLog } from "./request-log";
-import { createRouteLabeler } from "./route-label";
-import { createSecurityHeaders } from "./security-headers";
-import type { Tracing } from "./tracing";
+import { createEdge } from "./edge/request-checks";
+import type { Metrics } from "./observability/metrics";
+import type { SharedRateLimitStore } from "./edge/rate-limit-store";
+import { sendErrorPage } from "./edge/error-page";
+import { ClientGoneError, HttpError } from "./edge/http-error";
+import { createRemixHandler } from "./remix/remix-handler";
+import { createRequestLog } from "./observability/request-log";
+import { createRouteLabeler } from "./observability/route-label";
+import { createSecurityHeaders } from "./edge/security-headers";
+import type { Tracing } from "./observability/tracing";
 
 type Options = {
   build: ServerBuild;

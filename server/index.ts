@@ -10,4 +10,4 @@ try {
   process.exit(1);
 }
 
-await import("./main");
+await import("./process/main");

@@ -2,7 +2,7 @@ import { randomFillSync } from "node:crypto";
 
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): which trace a request belongs to and
- * which span within it. The server starts or continues it (server/request-trace.ts) and puts its
+ * which span within it. The server starts or continues it (server/observability/request-trace.ts) and puts its
  * own span on the request as `traceparent`; every call made for the request is a child of it.
  */
 export type TraceContext = {

@@ -3,11 +3,11 @@ import { createThingsApi, type ThingsApi } from "../support/things-api";
 import { test as base, expect } from "./with-upstream";
 
 /**
- * The reference feature (tests/fixtures/upstream-app): every test starts with a fresh things API
+ * The reference feature (tests/fixtures/reference-app): every test starts with a fresh things API
  * of ten named things and two more ("Amber" … "Juniper", "Thing 11", "Thing 12"; five a page).
  */
 export const test = base.extend<{ things: ThingsApi }>({
-  build: ["upstream-app", { scope: "worker" }],
+  build: ["reference-app", { scope: "worker" }],
   things: [
     async ({ upstream }, use) => {
       const things = createThingsApi();

@@ -1,11 +1,11 @@
 import { projectRoot, startServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
-import { buildUpstreamApp } from "../support/upstream-app";
+import { buildReferenceApp } from "../support/reference-app";
 import { test as base, expect } from "./fixtures";
 
 type WorkerFixtures = {
   /** What the worker's server runs: the app's own build (`npm run build`), or the fixture app. */
-  build: "app" | "upstream-app";
+  build: "app" | "reference-app";
   /** The worker's production server and the scripted API its `API_BASE_URL` points at. */
   serverWithUpstream: { server: RunningServer; upstream: Upstream };
 };
@@ -25,7 +25,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   build: ["app", { scope: "worker", option: true }],
   serverWithUpstream: [
     async ({ build }, use) => {
-      const cwd = build === "upstream-app" ? await buildUpstreamApp() : projectRoot;
+      const cwd = build === "reference-app" ? await buildReferenceApp() : projectRoot;
       const upstream = await startUpstream();
       const server = await startServer({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "2000" }, { cwd });
       await use({ server, upstream });

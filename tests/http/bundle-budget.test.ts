@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSuiteServer, type RunningServer } from "../support/server";
 import { createThingsApi } from "../support/things-api";
 import { startUpstream, type Upstream } from "../support/upstream";
-import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 
 const KB = 1024;
 const BUDGET = { javascriptGzip: 110 * KB, cssGzip: 10 * KB, html: 15 * KB };
@@ -134,15 +134,15 @@ describe("the shipped app's budgets, as served by the production build", () => {
   });
 });
 
-describe("the reference feature's budgets (tests/fixtures/upstream-app)", () => {
+describe("the reference feature's budgets (tests/fixtures/reference-app)", () => {
   let upstream: Upstream;
   beforeAll(async () => {
-    await buildUpstreamApp();
+    await buildReferenceApp();
     upstream = await startUpstream();
     upstream.handle(createThingsApi().handle);
   });
   afterAll(() => upstream?.close());
-  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { cwd: upstreamAppBuild });
+  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { cwd: referenceAppBuild });
 
   describeBudgets(server, [
     { path: "/things" },

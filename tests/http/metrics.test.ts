@@ -5,7 +5,7 @@ import { getFreePort } from "../support/ports";
 import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
 import { startServer, startSuiteServer } from "../support/server";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
-import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 
 // A scrape of METRICS_PORT after traffic of every kind: the series are there, and their labels
 // stay few however many different paths visitors send.
@@ -36,7 +36,7 @@ let upstream: Upstream;
 let metricsPort: number;
 
 beforeAll(async () => {
-  await buildUpstreamApp();
+  await buildReferenceApp();
   upstream = await startUpstream();
   metricsPort = await getFreePort();
   return () => upstream.close();
@@ -45,7 +45,7 @@ beforeAll(async () => {
 describe("with METRICS_PORT set", () => {
   const server = startSuiteServer(
     () => ({ API_BASE_URL: upstream.url, METRICS_PORT: String(metricsPort), RATE_LIMIT_PER_MINUTE: "2" }),
-    { cwd: upstreamAppBuild, expectedStatuses: [503] },
+    { cwd: referenceAppBuild, expectedStatuses: [503] },
   );
   // A request is counted as its connection settles, a moment after its client has the answer.
   const scrape = async () => {
@@ -70,7 +70,7 @@ describe("with METRICS_PORT set", () => {
     const samples = await scrape();
     const count = (labels: Record<string, string>) =>
       total(samples, "http_request_duration_seconds_count", labels);
-    expect(count({ method: "GET", route: "routes/_site.call.$id", status_code: "200" })).toBe(2);
+    expect(count({ method: "GET", route: "faults/call.$id", status_code: "200" })).toBe(2);
     expect(count({ route: "not_found", status_code: "404" })).toBe(200);
     expect(count({ route: "static", status_code: "404" })).toBe(1);
     expect(count({ method: "GET", route: "manifest", status_code: "204" })).toBe(1);
@@ -130,7 +130,7 @@ describe("with METRICS_PORT set", () => {
 });
 
 describe("without METRICS_PORT", () => {
-  const server = startSuiteServer({ NODE_OPTIONS: loadedModulesOptions }, { cwd: upstreamAppBuild });
+  const server = startSuiteServer({ NODE_OPTIONS: loadedModulesOptions }, { cwd: referenceAppBuild });
 
   it("serves no metrics anywhere, and loads neither prom-client nor a Redis client", async () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
@@ -146,7 +146,7 @@ describe("shutting down", () => {
     const [port, redisPort] = [await getFreePort(), await getFreePort()];
     const server = await startServer(
       { METRICS_PORT: String(port), RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}` },
-      { cwd: upstreamAppBuild },
+      { cwd: referenceAppBuild },
     );
     expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
     expect(await server.stop("SIGTERM")).toBe(0);

@@ -4,16 +4,16 @@ import { parseHtml } from "../support/html";
 import { startSuiteServer } from "../support/server";
 import { createThingsApi, sendProblem, type ThingsApi } from "../support/things-api";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
-import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 
-// The reference feature (tests/fixtures/upstream-app: /things and its forms) against the scripted
+// The reference feature (tests/fixtures/reference-app: /things and its forms) against the scripted
 // things API, as a browser without JavaScript sees it, and through single fetch as one with it.
 
 let upstream: Upstream;
 let api: ThingsApi;
 
 beforeAll(async () => {
-  await buildUpstreamApp();
+  await buildReferenceApp();
   upstream = await startUpstream();
 });
 afterAll(() => upstream?.close());
@@ -23,7 +23,7 @@ beforeEach(() => {
 });
 
 const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000" }), {
-  cwd: upstreamAppBuild,
+  cwd: referenceAppBuild,
   expectedStatuses: [502, 503, 504],
 });
 

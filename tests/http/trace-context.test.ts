@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startSuiteServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
-import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 
 // Every request belongs to a W3C trace; every call made for it, readiness included, carries the
 // trace on as a child; its log lines carry the trace id; with OTEL_EXPORTER_OTLP_ENDPOINT set,
@@ -18,7 +18,7 @@ let api: Upstream;
 let collector: Upstream;
 
 beforeAll(async () => {
-  await buildUpstreamApp();
+  await buildReferenceApp();
   [api, collector] = await Promise.all([startUpstream(), startUpstream()]);
   collector.handle((_req, res) => sendJson(res, 200, {}));
   return async () => void (await Promise.all([api.close(), collector.close()]));
@@ -59,7 +59,7 @@ const answerThing = () => api.handle((_req, res) => sendJson(res, 200, { id: "1"
 
 describe("behind a trusted proxy", () => {
   const server = startSuiteServer(() => ({ API_BASE_URL: api.url, TRUST_PROXY: "true" }), {
-    cwd: upstreamAppBuild,
+    cwd: referenceAppBuild,
     expectedStatuses: [503],
   });
 
@@ -137,7 +137,7 @@ describe("the readiness check", () => {
 });
 
 describe("with no trusted proxy", () => {
-  const server = startSuiteServer(() => ({ API_BASE_URL: api.url }), { cwd: upstreamAppBuild });
+  const server = startSuiteServer(() => ({ API_BASE_URL: api.url }), { cwd: referenceAppBuild });
 
   it("starts its own trace: a visitor's traceparent and tracestate go no further", async () => {
     answerThing();
@@ -183,7 +183,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: "50",
     }),
-    { cwd: upstreamAppBuild },
+    { cwd: referenceAppBuild },
   );
 
   it("exports the request's span and the call's, under the ids the call carried", async () => {
@@ -199,7 +199,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(request).toMatchObject({
       traceId: TRACE_ID,
       parentSpanId: PARENT_ID,
-      name: "GET routes/_site.call.$id",
+      name: "GET faults/call.$id",
       kind: 2,
     });
     expect(exports[0]!.resourceSpans[0]!.resource.attributes).toContainEqual({
@@ -244,7 +244,7 @@ describe("with a collector that is down", () => {
       OTEL_EXPORTER_OTLP_TIMEOUT: "300",
       OTEL_BSP_SCHEDULE_DELAY: "20",
     }),
-    { cwd: upstreamAppBuild },
+    { cwd: referenceAppBuild },
   );
   it("keeps serving, and says so once, not once per failed export", async () => {
     answerThing();

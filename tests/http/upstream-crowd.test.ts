@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildUpstreamApp, upstreamAppBuild } from "../support/upstream-app";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import { askServer, startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
@@ -22,7 +22,7 @@ const loopDelayScript = pathToFileURL(path.join(import.meta.dirname, "../support
 let upstream: Upstream;
 
 beforeAll(async () => {
-  await buildUpstreamApp();
+  await buildReferenceApp();
   upstream = await startUpstream();
   upstream.handle(() => {});
   return () => upstream.close();
@@ -38,7 +38,7 @@ describe.each([
       API_TIMEOUT_MS: String(DEADLINE_MS),
       NODE_OPTIONS: `--import ${loopDelayScript}`,
     }),
-    { cwd: upstreamAppBuild, expectedStatuses: [504] },
+    { cwd: referenceAppBuild, expectedStatuses: [504] },
   );
 
   it("keep /healthz and the event loop responsive, and each get an answer soon after the deadline", async () => {

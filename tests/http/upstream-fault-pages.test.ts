@@ -1,7 +1,7 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildUpstreamApp, expectCataloguePage, upstreamAppBuild } from "../support/upstream-app";
+import { buildReferenceApp, expectCataloguePage, referenceAppBuild } from "../support/reference-app";
 import { startSuiteServer } from "../support/server";
 import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
@@ -15,7 +15,7 @@ const EXPECTED_STATUSES = [502, 503, 504];
 let upstream: Upstream;
 
 beforeAll(async () => {
-  await buildUpstreamApp();
+  await buildReferenceApp();
   upstream = await startUpstream();
   return () => upstream.close();
 });
@@ -32,7 +32,7 @@ function postForm(url: string, fields: Record<string, string> = {}) {
 }
 
 describe("a page whose call gets a broken answer", () => {
-  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild, expectedStatuses: EXPECTED_STATUSES });
+  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild, expectedStatuses: EXPECTED_STATUSES });
 
   it.each<[string, string | Buffer]>([
     ["a garbage status line", `FOO BAR BAZ\r\n\r\n${THING}`],
@@ -85,7 +85,7 @@ describe("a page whose call gets a broken answer", () => {
 });
 
 describe("a page whose call finds the API busy or unreachable", () => {
-  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild, expectedStatuses: EXPECTED_STATUSES });
+  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild, expectedStatuses: EXPECTED_STATUSES });
 
   it("shows the 503 page for a 429, after retrying the read", async () => {
     upstream.handle((_req, res) => sendJson(res, 429, {}));
@@ -130,7 +130,7 @@ describe("a page whose call finds the API busy or unreachable", () => {
 });
 
 describe("the retry budget of one instance", () => {
-  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild, expectedStatuses: EXPECTED_STATUSES });
+  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild, expectedStatuses: EXPECTED_STATUSES });
 
   it("keeps a failing API's load to about 1.1 times the visits", async () => {
     upstream.handle((_req, res) => sendJson(res, 503, {}));
@@ -148,7 +148,7 @@ describe("the retry budget of one instance", () => {
 });
 
 describe("headers", () => {
-  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild });
+  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild });
 
   it("stay on their side: nothing of the visitor's reaches the API, nothing of the API's the visitor", async () => {
     upstream.handle((_req, res) =>
@@ -188,7 +188,7 @@ describe("headers", () => {
 });
 
 describe("a visitor who leaves a streamed page while its data is pending", () => {
-  const server = startSuiteServer(serverEnv, { cwd: upstreamAppBuild });
+  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild });
 
   it("is logged as one departure at info level, and the call is cancelled", async () => {
     upstream.handle(() => {});

@@ -5,12 +5,12 @@ import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { getHeading } from "../support/html";
 import {
-  buildUpstreamApp,
+  buildReferenceApp,
   expectCataloguePage,
-  upstreamAppBuild as fixtureBuild,
-} from "../support/upstream-app";
+  referenceAppBuild as fixtureBuild,
+} from "../support/reference-app";
 
-// The app plus a route whose loader makes a fixture call (tests/fixtures/upstream-app), built
+// The app plus a route whose loader makes a fixture call (tests/fixtures/reference-app), built
 // apart so the shipped app declares no calls; served by the real server, like the app itself.
 const serverEnv = { API_TIMEOUT_MS: "1000", API_MAX_RESPONSE_BYTES: "1024" };
 
@@ -18,7 +18,7 @@ let upstream: Upstream;
 let server: RunningServer;
 
 beforeAll(async () => {
-  await buildUpstreamApp();
+  await buildReferenceApp();
   upstream = await startUpstream();
   server = await startServer({ ...serverEnv, API_BASE_URL: upstream.url }, { cwd: fixtureBuild });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "~/lib/config.server";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
-import { renderErrorPage } from "../../server/error-page";
+import { renderErrorPage } from "../../server/edge/error-page";
 import { parseHtml } from "../support/html";
 
 describe("security settings", () => {

@@ -9,29 +9,29 @@ import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { parseHtml } from "./html";
 import { projectRoot } from "./server";
 
-const fixtureApp = path.join(projectRoot, "tests/fixtures/upstream-app");
+const fixtureApp = path.join(projectRoot, "tests/fixtures/reference-app");
 
 /**
- * The built fixture app (tests/fixtures/upstream-app: the app plus fixture routes making calls,
+ * The built fixture app (tests/fixtures/reference-app: the app plus fixture routes making calls,
  * and the "things" reference feature): the working directory of a server that serves it.
  */
-export const upstreamAppBuild = path.join(projectRoot, "node_modules/.cache/upstream-app");
+export const referenceAppBuild = path.join(projectRoot, "node_modules/.cache/reference-app");
 
 // Everything the fixture build is made from; a change to any of it rebuilds.
-const SOURCES = ["app", "public", "tests/fixtures/upstream-app", "remix.config.js", "package-lock.json"];
+const SOURCES = ["app", "public", "tests/fixtures/reference-app", "remix.config.js", "package-lock.json"];
 const appBrowserBuild = path.join(projectRoot, "public/build");
-const stampFile = path.join(upstreamAppBuild, "source-hash");
-const lockDir = `${upstreamAppBuild}.lock`;
+const stampFile = path.join(referenceAppBuild, "source-hash");
+const lockDir = `${referenceAppBuild}.lock`;
 const STALE_LOCK_MS = 180_000;
 
 /**
  * Builds the fixture app unless the build on disk was made from the same sources. Suites and
  * browser workers running at once build it once: the first takes a lock, the others wait for it.
  */
-export async function buildUpstreamApp(): Promise<string> {
+export async function buildReferenceApp(): Promise<string> {
   const hash = hashSources();
   for (;;) {
-    if (readStamp() === hash) return upstreamAppBuild;
+    if (readStamp() === hash) return referenceAppBuild;
     if (takeLock()) break;
     await sleep(200);
   }
@@ -43,7 +43,7 @@ export async function buildUpstreamApp(): Promise<string> {
         env: { ...process.env, NODE_ENV: "production" },
       });
       // The app's own public files (the favicon) beside the fixture's browser build.
-      cpSync(path.join(projectRoot, "public"), path.join(upstreamAppBuild, "public"), {
+      cpSync(path.join(projectRoot, "public"), path.join(referenceAppBuild, "public"), {
         recursive: true,
         filter: (source) => source !== appBrowserBuild,
       });
@@ -52,7 +52,7 @@ export async function buildUpstreamApp(): Promise<string> {
   } finally {
     rmSync(lockDir, { recursive: true, force: true });
   }
-  return upstreamAppBuild;
+  return referenceAppBuild;
 }
 
 function hashSources() {

@@ -1,7 +1,7 @@
 import type { Options, Store } from "express-rate-limit";
 import type { RedisReply, RedisStore } from "rate-limit-redis";
 import { logger } from "~/lib/logger.server";
-import { createThrottledWarning } from "./throttled-warning";
+import { createThrottledWarning } from "../observability/throttled-warning";
 
 // A write waits at most this long on Redis before it goes through uncounted.
 const COMMAND_TIMEOUT_MS = 250;

@@ -1,5 +1,5 @@
 import type { Request as ExpressRequest } from "express";
-import { ClientGoneError, HttpError } from "./http-error";
+import { ClientGoneError, HttpError } from "../edge/http-error";
 
 // Every piece of a body (a TCP read, a chunk of a chunked body) costs Node a callback; a 1 MB
 // body in 1-byte chunks is a million of them, seconds of work. No real client sends pieces this

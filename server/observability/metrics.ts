@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { onCallOutcome } from "~/api/call-outcomes.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
-import { ALLOWED_METHODS } from "./edge";
+import { ALLOWED_METHODS } from "../edge/request-checks";
 import { countInFlight } from "./request-context";
 import type { FinishedRequest } from "./request-log";
 

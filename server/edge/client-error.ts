@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { getError, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
-import { ALLOWED_METHODS } from "./edge";
+import { ALLOWED_METHODS } from "./request-checks";
 import { renderErrorPage } from "./error-page";
 
 // Requests Node refuses before Express sees them carry no nonce and need no script.

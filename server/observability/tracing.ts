@@ -2,7 +2,7 @@ import { onCallOutcome, type CallOutcomeEvent } from "~/api/call-outcomes.server
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
 import type { TraceContext } from "~/lib/trace-context.server";
-import packageJson from "../package.json";
+import packageJson from "../../package.json";
 import type { FinishedRequest } from "./request-log";
 import { createThrottledWarning } from "./throttled-warning";
 
