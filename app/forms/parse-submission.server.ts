@@ -17,12 +17,23 @@ const MAX_VALUE_DEPTH = 32;
  * and only then does Conform build the submission. A body the toolkit cannot read is a 400.
  */
 export async function parseSubmission<Schema extends $ZodType>(request: Request, schema: Schema) {
-  const maxFields = getConfig().FORM_MAX_FIELDS;
+  return parseFormFields(await readFormFields(request), schema);
+}
+
+/** A form post's fields, counted before anything else reads them (over FORM_MAX_FIELDS: 413). */
+export async function readFormFields(request: Request) {
   const body = await request.text().catch(() => {
     throw createErrorResponse("BAD_REQUEST");
   });
+  const maxFields = getConfig().FORM_MAX_FIELDS;
   if (countFields(body, maxFields) > maxFields) throw createErrorResponse("PAYLOAD_TOO_LARGE");
-  const fields = selectFields(new URLSearchParams(body), schema, maxFields);
+  return new URLSearchParams(body);
+}
+
+/** `parseSubmission` for fields already read with `readFormFields`. */
+export function parseFormFields<Schema extends $ZodType>(params: URLSearchParams, schema: Schema) {
+  const maxFields = getConfig().FORM_MAX_FIELDS;
+  const fields = selectFields(params, schema, maxFields);
   if (!fields || !isReadableByConform(fields, maxFields)) throw createErrorResponse("BAD_REQUEST");
   return parseWithSchema(fields, schema);
 }

@@ -20,7 +20,7 @@ export function parseWithSchema<Schema extends $ZodType>(
 
 /**
  * A posted value as the schema expects it: text trimmed, and empty text missing (so a name of
- * spaces fails "required"), numbers from their text, a checked checkbox ("on") true. Anything
+ * spaces fails "required"), numbers from their decimal text, a checked checkbox ("on") true. Anything
  * that does not convert is left for the schema to reject with its own message.
  */
 export function coerceFormValue(schema: $ZodType, value: unknown): unknown {
@@ -49,12 +49,23 @@ export function coerceFormValue(schema: $ZodType, value: unknown): unknown {
       return items.map((item) => coerceFormValue(element, item)).filter((item) => item !== undefined);
     }
     case "number":
-      return convertText(value, Number);
+      return convertText(value, readDecimal);
     case "boolean":
       return convertText(value, (text) => (text === "on" ? true : text));
     default:
       return convertText(value, (text) => text);
   }
+}
+
+// Only what people write as a number: ASCII digits, a leading minus, a decimal point. Number()
+// would also read 0x10, 0b11, 1e3, +5 and Infinity.
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
+/** A number from its decimal text (-0 is 0), or the text itself for the schema to refuse. */
+export function readDecimal(text: string): number | string {
+  if (!DECIMAL.test(text)) return text;
+  const number = Number(text);
+  return Number.isFinite(number) ? number + 0 : text;
 }
 
 function convertText(value: unknown, convert: (text: string) => unknown) {

@@ -1,5 +1,8 @@
-import { useForm, type DefaultValue, type SubmissionResult } from "@conform-to/react";
+import { useForm, type DefaultValue } from "@conform-to/react";
+import { useActionData, useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
 import type { $ZodType } from "zod/v4/core";
+import { INTENT_FIELD, isFormReply } from "./form-reply";
 import { parseWithSchema } from "./parse-with-schema";
 
 /**
@@ -10,20 +13,45 @@ import { parseWithSchema } from "./parse-with-schema";
  * after a submit attempt (leaving a field never moves the submit button under the pointer), and
  * from then on each field is checked again as the visitor types. `defaultValue` fills the form
  * (an edit form opens with the saved values); after a rejected post it shows what was sent.
+ *
+ * The form shows the action's reply (`submitForm`, `submitIntent`) for its own `intent` only, and
+ * once its post succeeds it starts empty again, as a page reloaded without JavaScript does.
  */
 export function useValidatedForm<Input extends Record<string, unknown>, Output>(options: {
   id: string;
   schema: $ZodType<Output, Input>;
-  lastResult: SubmissionResult<string[]> | null | undefined;
+  /** On a page with several actions, the intent its submit button posts (`SubmitButton intent`). */
+  intent?: string;
   defaultValue?: DefaultValue<Input>;
 }) {
-  const { id, schema, lastResult, defaultValue } = options;
+  const { id, schema, intent = null, defaultValue } = options;
+  const actionData = useActionData();
+  const reply = isFormReply(actionData) && actionData.intent === intent ? actionData : undefined;
+  useResetAfterSuccess(id, intent, reply !== undefined);
   return useForm<Input, Output>({
     id,
-    lastResult,
+    lastResult: reply?.result,
     defaultValue,
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithSchema(formData, schema),
   });
+}
+
+/**
+ * With JavaScript the page stays mounted through a post that redirects back to it, so the form
+ * would keep what was sent: it is reset once its own submission ends without a reply.
+ */
+function useResetAfterSuccess(id: string, intent: string | null, replied: boolean) {
+  const navigation = useNavigation();
+  const submitted = useRef(false);
+  useEffect(() => {
+    if (navigation.state === "submitting") {
+      submitted.current = navigation.formData?.get(INTENT_FIELD) === intent;
+    } else if (navigation.state === "idle" && submitted.current) {
+      submitted.current = false;
+      const form = document.getElementById(id);
+      if (!replied && form instanceof HTMLFormElement) form.reset();
+    }
+  }, [navigation.state, navigation.formData, id, intent, replied]);
 }

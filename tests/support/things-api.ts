@@ -9,6 +9,8 @@ export type Thing = {
   colour: "red" | "green" | "blue";
   featured: boolean;
   notes: string;
+  status: "active" | "archived";
+  comments: { id: string; text: string }[];
   version: number;
 };
 
@@ -28,9 +30,10 @@ export type ThingsApi = {
 };
 
 /**
- * The "things" API the reference feature calls, in memory: list with search and pages, read,
- * create, update (409 when the posted `version` is not the stored one), delete (204). A name
- * already taken is a 422 in RFC 9457 problem details pointing at `#/name`.
+ * The "things" API the reference feature calls, in memory: list with search, a status filter
+ * and pages, read, create, update (409 when the posted `version` is not the stored one), delete
+ * (204), a comment (422 when it repeats the last one) and a status change (409 when the version
+ * is stale). A name already taken is a 422 in RFC 9457 problem details pointing at `#/name`.
  */
 export function createThingsApi(count = NAMES.length + 2): ThingsApi {
   const things = new Map<string, Thing>();
@@ -45,6 +48,8 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
       colour,
       featured: index % 2 === 0,
       notes: "",
+      status: index === 1 ? "archived" : "active",
+      comments: [],
       version: 1,
     });
   }
@@ -59,18 +64,34 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
       return interception.answer(req, res, body);
     }
     const url = new URL(req.url!, "http://api.test");
-    const id = /^\/things\/([^/]+)$/.exec(url.pathname)?.[1];
+    const [, id, part] = /^\/things\/([^/]+)(?:\/(comments|status))?$/.exec(url.pathname) ?? [];
     const thing = id === undefined ? undefined : things.get(decodeURIComponent(id));
     if (req.method === "GET" && url.pathname === "/things") return sendJson(res, 200, list(things, url));
     if (req.method === "POST" && url.pathname === "/things") {
       const input = JSON.parse(body) as Omit<Thing, "id" | "version">;
       if (isNameTaken(things, input.name)) return sendNameTaken(res);
-      const created = { ...input, id: String(nextId++), version: 1 };
+      const created: Thing = { ...input, id: String(nextId++), status: "active", comments: [], version: 1 };
       things.set(created.id, created);
       return sendJson(res, 201, created);
     }
     if (id === undefined) return sendJson(res, 404, {});
     if (!thing) return sendProblem(res, 404, { title: "Not found" });
+    if (req.method === "POST" && part === "comments") {
+      const { text } = JSON.parse(body) as { text: string };
+      if (thing.comments.at(-1)?.text === text) return sendCommentRepeated(res);
+      const comment = { id: String(thing.comments.length + 1), text };
+      things.set(thing.id, { ...thing, comments: [...thing.comments, comment] });
+      return sendJson(res, 201, comment);
+    }
+    if (req.method === "POST" && part === "status") {
+      const input = JSON.parse(body) as Pick<Thing, "status" | "version">;
+      if (input.version !== thing.version)
+        return sendProblem(res, 409, { title: "The thing has changed since you read it." });
+      const updated = { ...thing, status: input.status, version: thing.version + 1 };
+      things.set(thing.id, updated);
+      return sendJson(res, 200, updated);
+    }
+    if (part !== undefined) return sendJson(res, 405, {});
     if (req.method === "GET") return sendJson(res, 200, thing);
     if (req.method === "PATCH") {
       const input = JSON.parse(body) as Omit<Thing, "id">;
@@ -97,14 +118,15 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
 
 function list(things: Map<string, Thing>, url: URL) {
   const q = (url.searchParams.get("q") ?? "").toLowerCase();
+  const status = url.searchParams.get("status");
   const matching = [...things.values()]
-    .filter((thing) => thing.name.toLowerCase().includes(q))
+    .filter((thing) => thing.name.toLowerCase().includes(q) && (!status || thing.status === status))
     .sort((a, b) => a.name.localeCompare(b.name));
   const pageCount = Math.max(1, Math.ceil(matching.length / THINGS_PAGE_SIZE));
   const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
   const items = matching
     .slice((page - 1) * THINGS_PAGE_SIZE, page * THINGS_PAGE_SIZE)
-    .map(({ id, name, colour }) => ({ id, name, colour }));
+    .map(({ id, name, colour, status }) => ({ id, name, colour, status }));
   return { items, page, pageCount, total: matching.length };
 }
 
@@ -116,6 +138,13 @@ function sendNameTaken(res: http.ServerResponse) {
   sendProblem(res, 422, {
     title: "Your request is not valid.",
     errors: [{ pointer: "#/name", detail: "Another thing already has this name. Choose a different name." }],
+  });
+}
+
+function sendCommentRepeated(res: http.ServerResponse) {
+  sendProblem(res, 422, {
+    title: "Your request is not valid.",
+    errors: [{ pointer: "#/text", detail: "This comment repeats the last one. Write something new." }],
   });
 }
 

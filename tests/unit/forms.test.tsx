@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { Form, useActionData } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
@@ -9,8 +9,7 @@ import * as z from "zod/mini";
 import { UpstreamFormErrors } from "~/api/problem-details.server";
 import { ErrorSummary } from "~/forms/error-summary";
 import { CheckboxField, RadioGroupField, SelectField, TextareaField, TextField } from "~/forms/fields";
-import { parseSubmission } from "~/forms/parse-submission.server";
-import { replyWithApiErrors } from "~/forms/reply-with-api-errors.server";
+import { submitForm } from "~/forms/submit-form.server";
 import { useValidatedForm } from "~/forms/use-validated-form";
 
 // A fixture form with one field of each kind; no product behaviour.
@@ -39,25 +38,15 @@ const submitted: FixtureValues[] = [];
 let apiAnswer: UpstreamFormErrors | null = null;
 
 async function action({ request }: ActionFunctionArgs) {
-  const submission = await parseSubmission(request, FixtureFormSchema);
-  if (submission.status !== "success") return { result: submission.reply() };
-  try {
+  return submitForm(request, FixtureFormSchema, async (value) => {
     if (apiAnswer) throw apiAnswer;
-    submitted.push(submission.value);
-    return { result: submission.reply() };
-  } catch (error) {
-    return replyWithApiErrors(submission, error);
-  }
+    submitted.push(value);
+    return { redirectTo: "/" };
+  });
 }
 
 function FixtureForm({ defaultValue }: { defaultValue?: Partial<FixtureValues> }) {
-  const actionData = useActionData<typeof action>();
-  const [form, fields] = useValidatedForm({
-    id: "fixture",
-    schema: FixtureFormSchema,
-    lastResult: actionData?.result,
-    defaultValue,
-  });
+  const [form, fields] = useValidatedForm({ id: "fixture", schema: FixtureFormSchema, defaultValue });
   return (
     <>
       <ErrorSummary form={form} fields={[fields.name, fields.size, fields.colour, fields.count]} />
