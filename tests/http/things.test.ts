@@ -66,7 +66,30 @@ describe("the list", () => {
     expect(upstreamCalls()).toEqual(["GET /things?q=e&page=2"]);
   });
 
-  it.each(["page=abc", "page=0", `q=${"x".repeat(101)}`])(
+  it.each(["page=abc", "page=0", "page=1.5", "page=0x2", "page=1&page=2"])(
+    "shows the first page for ?%s: a bad page number falls back",
+    async (query) => {
+      const { response, document } = await get(`/things?${query}`);
+      expect(response.status).toBe(200);
+      expect(text(document, 'nav[aria-label="Pages"] > *')).toEqual(["Page 1 of 3", "Next page"]);
+      expect(upstreamCalls()).toEqual(["GET /things?page=1"]);
+    },
+  );
+
+  it("filters by status from the address, keeping the filter in the search and the pages", async () => {
+    const { response, document } = await get("/things?status=archived");
+    expect(response.status).toBe(200);
+    expect(text(document, 'ul[aria-label="Things"] li')).toEqual(["Birch (Archived)"]);
+    expect(document.querySelector('nav[aria-label="Status"] [aria-current="true"]')?.textContent).toBe(
+      "Archived",
+    );
+    expect(document.querySelector<HTMLInputElement>('form[role="search"] input[name="status"]')?.value).toBe(
+      "archived",
+    );
+    expect(upstreamCalls()).toEqual(["GET /things?status=archived&page=1"]);
+  });
+
+  it.each([`q=${"x".repeat(101)}`, "status=deleted", "status=Archived", "status=active&status=archived"])(
     "refuses ?%s with 400, calling nothing",
     async (query) => {
       const { response, document } = await get(`/things?${query}`);
@@ -94,8 +117,10 @@ describe("a thing's page, nested in the list", () => {
     expect(mostInFlight).toBe(2);
     expect(upstreamCalls().sort()).toEqual(["GET /things/3", "GET /things?page=1"]);
     expect(document.querySelector("section h2")?.textContent).toBe("Cedar");
-    expect(text(document, "section dd")).toEqual(["20", "Blue", "Yes", "None"]);
-    expect(document.querySelector('a[aria-current="page"]')?.textContent).toBe("Cedar");
+    expect(text(document, "section dd")).toEqual(["20", "Blue", "Yes", "None", "Active"]);
+    expect(document.querySelector('ul[aria-label="Things"] a[aria-current="page"]')?.textContent).toBe(
+      "Cedar",
+    );
   });
 
   it.each<[string, Answer, ErrorCode, number]>([
@@ -250,5 +275,118 @@ describe("deleting a thing", () => {
     const { response, document } = await post("/things/3/delete", {});
     expect(response.status).toBe(404);
     expectCataloguePage(document, "NOT_FOUND");
+  });
+});
+
+describe("a thing's page with two actions: a comment and a status change", () => {
+  const page = "/things/3?q=e&page=1";
+  const comment = { intent: "comment", text: "  Smells of pine. " };
+  const archive = { intent: "status", status: "archived", version: "1" };
+  const posts = () => upstreamCalls().filter((call) => !call.startsWith("GET"));
+  const summaries = (document: Document) =>
+    [...document.querySelectorAll(".error-summary")].map((summary) =>
+      summary.getAttribute("aria-labelledby"),
+    );
+
+  it("adds a trimmed comment and answers 303 to the same address, with a flash message", async () => {
+    const { response } = await post(page, comment);
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(page);
+    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    expect(upstream.received[0]).toMatchObject({ method: "POST", url: "/things/3/comments" });
+    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ text: "Smells of pine." });
+    const { document } = await get(page);
+    expect(text(document, 'ul[aria-label="Comments"] li')).toEqual(["Smells of pine."]);
+    expect(document.querySelector<HTMLTextAreaElement>("#thing-comment-text")?.value).toBe("");
+  });
+
+  it("answers an empty comment with 400 on the comment form only, calling nothing", async () => {
+    const { response, document } = await post(page, { ...comment, text: "   " });
+    expect(response.status).toBe(400);
+    expect(summaries(document)).toEqual(["thing-comment-error-summary"]);
+    expect(text(document, ".error-summary a")).toEqual(["Enter a comment."]);
+    expect(document.getElementById("thing-comment-text-error")?.textContent).toBe("Enter a comment.");
+    expect(posts()).toEqual([]);
+  });
+
+  it("shows the API's 422 beside the comment, keeping what was typed", async () => {
+    api.things.set("3", { ...api.things.get("3")!, comments: [{ id: "1", text: "Smells of pine." }] });
+    const { response, document } = await post(page, comment);
+    expect(response.status).toBe(422);
+    const message = "This comment repeats the last one. Write something new.";
+    expect(document.getElementById("thing-comment-text-error")?.textContent).toBe(message);
+    expect(document.querySelector<HTMLTextAreaElement>("#thing-comment-text")?.value).toBe(comment.text);
+    expect(summaries(document)).toEqual(["thing-comment-error-summary"]);
+  });
+
+  it("changes the status with the version it was read at, and answers 303 to the same address", async () => {
+    const before = await get(page);
+    expect(before.document.querySelector('#thing-status button[name="intent"]')?.textContent).toBe(
+      "Archive Cedar",
+    );
+    upstream.handle(api.handle); // forgets the page's own calls
+    const { response } = await post(page, archive);
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(page);
+    expect(posts()).toEqual(["POST /things/3/status"]);
+    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ status: "archived", version: 1 });
+    expect(api.things.get("3")).toMatchObject({ status: "archived", version: 2 });
+    const { document } = await get(page);
+    expect(text(document, "section dd").at(-1)).toBe("Archived");
+    expect(document.querySelector("#thing-status button")?.textContent).toBe("Restore Cedar");
+  });
+
+  it("shows the API's 409 above the button, and the thing as it is now", async () => {
+    api.things.set("3", { ...api.things.get("3")!, status: "archived", version: 2 });
+    const { response, document } = await post(page, archive);
+    expect(response.status).toBe(409);
+    expect(summaries(document)).toEqual(["thing-status-error-summary"]);
+    expect(text(document, ".error-summary li")).toEqual([
+      expect.stringMatching(/^Someone else changed this thing/),
+    ]);
+    expect(text(document, "section dd").at(-1)).toBe("Archived");
+    expect(text(document, 'ul[aria-label="Things"] li')).toContain("Cedar (Archived)");
+    expect(document.querySelector('#thing-status input[name="version"]')?.getAttribute("value")).toBe("2");
+  });
+
+  it("shows the API's 403 above the button", async () => {
+    api.intercept(/^POST \/things\/3\/status$/, (_req, res) => sendProblem(res, 403, { title: "Forbidden" }));
+    const { response, document } = await post(page, archive);
+    expect(response.status).toBe(403);
+    expect(text(document, ".error-summary li")).toEqual(["You may not change the status of this thing."]);
+    expect(api.things.get("3")?.status).toBe("active");
+  });
+
+  it.each([
+    ["no intent", { text: "Hello" }],
+    ["an intent the page does not have", { intent: "delete", text: "Hello" }],
+    ["an intent inherited from Object", { intent: "constructor" }],
+    ["a status the thing cannot have", { ...archive, status: "deleted" }],
+  ])("answers %s with 400, calling nothing", async (_case, fields) => {
+    const { response } = await post(page, fields);
+    expect(response.status).toBe(400);
+    expect(posts()).toEqual([]);
+  });
+
+  it("refuses two intents in one post with the catalogue's 400 page", async () => {
+    const response = await fetch(`${server.url}${page}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "intent=comment&intent=status&text=Hi&status=archived&version=1",
+    });
+    expect(response.status).toBe(400);
+    expectCataloguePage(parseHtml(await response.text()), "BAD_REQUEST");
+    expect(posts()).toEqual([]);
+  });
+
+  it("sends the same 409 to a browser with JavaScript (single fetch)", async () => {
+    api.things.set("3", { ...api.things.get("3")!, version: 2 });
+    const response = await fetch(`${server.url}/things/3.data?q=e&page=1`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(archive),
+    });
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain("Someone else changed this thing");
   });
 });
