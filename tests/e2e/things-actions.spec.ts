@@ -1,0 +1,101 @@
+import type { Page } from "@playwright/test";
+import { sendProblem } from "../support/things-api";
+import { expect, getListedNames, isSameWindow, markWindow, test } from "./things-fixture";
+
+// A thing's page carries two actions, each its own form: a comment and a status change.
+const thing = (page: Page) => page.getByRole("region", { name: "Cedar" });
+const comment = (page: Page) => thing(page).getByLabel("Comment", { exact: true });
+const alerts = (page: Page) => page.getByRole("main").getByRole("alert");
+const status = (page: Page) => thing(page).locator("dd").last();
+
+test("a comment: a click with nothing typed shows its error, a sent comment is listed and the box is empty again", async ({
+  page,
+  things,
+  javaScriptEnabled,
+  consoleErrors,
+}) => {
+  await page.goto("/things/3");
+  if (javaScriptEnabled) await markWindow(page);
+  await comment(page).click();
+  await page.click("button:text('Add comment')");
+
+  await expect(alerts(page)).toHaveCount(1);
+  await expect(alerts(page)).toBeFocused();
+  await expect(alerts(page).getByRole("link")).toHaveText(["Enter a comment."]);
+  await expect(comment(page)).toHaveAccessibleDescription("Up to 500 characters. Enter a comment.");
+  await expect(thing(page).getByRole("button", { name: "Archive Cedar" })).toBeVisible();
+
+  await comment(page).fill("Smells of pine.");
+  await page.click("button:text('Add comment')");
+
+  await expect(page.getByRole("status")).toHaveText("Your comment was added.");
+  await expect(thing(page).getByRole("list", { name: "Comments" })).toHaveText("Smells of pine.");
+  await expect(comment(page)).toHaveValue("");
+  await expect(alerts(page)).toHaveCount(0);
+  expect(things.things.get("3")?.comments).toEqual([{ id: "1", text: "Smells of pine." }]);
+  expect(await isSameWindow(page)).toBe(javaScriptEnabled);
+  expect(consoleErrors.filter((error) => !/status of 400/.test(error))).toEqual([]);
+});
+
+test("a refused status change shows the API's words above its button and the thing as it is now", async ({
+  page,
+  things,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/things/3");
+  await expect(status(page)).toHaveText("Active");
+  await comment(page).fill("Half a thought");
+  // Someone else archives the thing meanwhile.
+  things.things.set("3", { ...things.things.get("3")!, status: "archived", version: 2 });
+  await page.click("button:text('Archive Cedar')");
+
+  await expect(alerts(page)).toHaveCount(1);
+  await expect(alerts(page)).toContainText("Someone else changed this thing, so its status was not changed.");
+  await expect(alerts(page)).toBeFocused();
+  await expect(status(page)).toHaveText("Archived");
+  await expect(page.getByRole("list", { name: "Things" }).getByRole("listitem").nth(2)).toHaveText(
+    "Cedar (Archived)",
+  );
+  // Without JavaScript the page is drawn again, and only the posted form keeps what it sent.
+  await expect(comment(page)).toHaveValue(javaScriptEnabled ? "Half a thought" : "");
+
+  await page.click("button:text('Restore Cedar')");
+  await expect(page.getByRole("status")).toHaveText("Cedar is now active.");
+  await expect(status(page)).toHaveText("Active");
+  await expect(alerts(page)).toHaveCount(0);
+  expect(things.things.get("3")).toMatchObject({ status: "active", version: 3 });
+  expect(await getListedNames(page)).toContain("Cedar");
+});
+
+test("only the button that posted says it is pending; the API's 403 stays on its own form", async ({
+  page,
+  things,
+  javaScriptEnabled,
+}) => {
+  let answer: (() => void) | undefined;
+  things.intercept(
+    /^POST \/things\/3\/status$/,
+    (_req, res) => (answer = () => sendProblem(res, 403, { title: "Forbidden" })),
+    1,
+  );
+  await page.goto("/things/3");
+  await comment(page).fill("Kept");
+  const archiving = page.click("button:text('Archive Cedar')");
+  await expect.poll(() => answer !== undefined).toBe(true);
+  if (javaScriptEnabled) {
+    await expect(thing(page).getByRole("button", { name: "Archive…" })).toHaveAttribute(
+      "aria-disabled",
+      "true",
+    );
+    const add = thing(page).getByRole("button", { name: "Add comment" });
+    await expect(add).not.toHaveAttribute("aria-disabled");
+  }
+  answer!();
+  await archiving;
+
+  await expect(alerts(page)).toHaveText(/You may not change the status of this thing\./);
+  await expect(alerts(page)).toHaveCount(1);
+  await expect(thing(page).getByRole("button", { name: "Archive Cedar" })).toBeVisible();
+  await expect(comment(page)).not.toHaveAttribute("aria-invalid");
+  expect(things.things.get("3")?.status).toBe("active");
+});
