@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseHtml } from "../support/html";
 import { sendRaw } from "../support/raw-http";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import { startSuiteServer, type RunningServer } from "../support/server";
+import { createThingsApi } from "../support/things-api";
+import { startUpstream, type Upstream } from "../support/upstream";
 import { titleOf } from "./hostile-requests";
 
 const THEME = "/preferences/theme";
@@ -184,4 +188,54 @@ describe("with FORM_MAX_FIELDS=5", () => {
     // Empty parts between separators are not fields.
     expect((await postTheme(server, `theme=dark&&&&&&&&&&redirectTo=%2F`)).status).toBe(303);
   });
+});
+
+describe("whole numbers: only decimal digits, the same in the browser and the action", () => {
+  let upstream: Upstream;
+  beforeAll(async () => {
+    await buildReferenceApp();
+    upstream = await startUpstream();
+    upstream.handle(createThingsApi().handle);
+  });
+  afterAll(() => upstream?.close());
+  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { cwd: referenceAppBuild });
+
+  /** Adds a thing with this quantity, as a browser without JavaScript posts it. */
+  async function postQuantity(quantity: string) {
+    const before = upstream.received.length;
+    const response = await fetch(`${server.url}/things/new`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ name: `Thing ${before}`, quantity, colour: "red" }),
+    });
+    const sent = upstream.received
+      .slice(before)
+      .map((request) => JSON.parse(request.body) as { quantity: number });
+    return { status: response.status, html: await response.text(), sent };
+  }
+
+  it.each([
+    [" 12 ", 12],
+    ["-0", 0],
+    ["0012", 12],
+  ])("reads %j as %j", async (quantity, number) => {
+    const { status, sent } = await postQuantity(quantity);
+    expect(status).toBe(303);
+    expect(sent.map((body) => body.quantity)).toEqual([number]);
+  });
+
+  it.each(["0x10", "0b11", "0o7", "1e3", "+5", "١٢", "Infinity", "9".repeat(400)])(
+    "refuses %j with 400 and the form's message, calling nothing",
+    async (quantity) => {
+      const { status, html, sent } = await postQuantity(quantity);
+      expect(status).toBe(400);
+      const page = parseHtml(html);
+      expect(page.getElementById("thing-form-quantity-error")?.textContent).toBe(
+        "Enter the quantity as a whole number, like 12.",
+      );
+      expect(page.querySelector<HTMLInputElement>("#thing-form-quantity")?.value).toBe(quantity);
+      expect(sent).toEqual([]);
+    },
+  );
 });

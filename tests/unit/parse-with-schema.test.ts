@@ -63,3 +63,32 @@ describe("parseWithSchema", () => {
     expect(submission.status === "success" && submission.value).toEqual({ theme: "dark" });
   });
 });
+
+describe("numbers in a form", () => {
+  const Schema = z.object({ count: z.int({ error: "Enter a whole number." }) });
+  const read = (text: string) => {
+    const submission = parseWithSchema(form([["count", text]]), Schema);
+    return submission.status === "success" ? submission.value.count : submission.error?.count;
+  };
+
+  it.each([
+    [" 12 ", 12],
+    ["-3", -3],
+    ["-0", 0],
+    ["007", 7],
+  ])("reads %j as %j: decimal digits, an optional minus, spaces trimmed", (text, number) => {
+    expect(Object.is(read(text), number)).toBe(true);
+  });
+
+  it.each(["0x10", "0b11", "0o7", "1e3", "+5", "١٢", "Infinity", "1".repeat(400), "1,000", "12 000", "1.5"])(
+    "refuses %j: only decimal digits are a whole number",
+    (text) => {
+      expect(read(text)).toEqual(["Enter a whole number."]);
+    },
+  );
+
+  it("reads decimals for a number that need not be whole", () => {
+    const submission = parseWithSchema(form([["price", "2.50"]]), z.object({ price: z.number() }));
+    expect(submission.status === "success" && submission.value).toEqual({ price: 2.5 });
+  });
+});
