@@ -1,8 +1,7 @@
 const DEADLINE_PASSED = new Error("the call's deadline passed");
 
-// Calls whose deadline passed, ended a few per turn of the event loop: each ending costs an error
-// page (about 2 ms of CPU), and calls that started in one turn share a timer start, so a crowd of
-// them expires in one turn. Ended all at once, 200 of them held the loop for 0.1-0.5 s.
+// Calls whose deadline passed, ended a few per turn of the event loop: calls started in one turn
+// expire in one turn, and each ending renders an error page (docs/performance.md).
 const ENDED_PER_TURN = 4;
 const expired: AbortController[] = [];
 

@@ -1,9 +1,8 @@
 import type { Request as ExpressRequest } from "express";
 import { ClientGoneError, HttpError } from "../edge/http-error";
 
-// Every piece of a body (a TCP read, a chunk of a chunked body) costs Node a callback; a 1 MB
-// body in 1-byte chunks is a million of them, seconds of work. No real client sends pieces this
-// small on average.
+// Every piece of a body (a TCP read, a chunk of a chunked body) costs Node a callback, so a body in
+// tiny pieces costs far more than its size (docs/security.md). No real client sends them.
 const MIN_AVERAGE_PIECE_BYTES = 256;
 const MIN_PIECES = 1_024;
 // Pieces are copied into blocks of this size rather than kept: a kept piece, however small,

@@ -12,13 +12,13 @@
  *        and off run side by side: BENCH_EXTRA_ENV="METRICS_PORT=0" npm run bench
  *
  * Every round measures each server twice, without compression and with `Accept-Encoding: gzip,
- * br`, under a browser's user-agent. Two processes of the same code can differ by 10-30 % for
- * their whole life on a shared host, so each server runs as BENCH_PROCESSES processes and the
- * rounds take turns between them. A process left idle for ~30 s lets V8 shrink its heap and
- * costs more CPU per request afterwards, so each process is loaded for BENCH_REWARM_SECONDS,
+ * br`, under a browser's user-agent. Two processes of the same code can differ for their whole
+ * life on a shared host, so each server runs as BENCH_PROCESSES processes and the rounds take
+ * turns between them. A process left idle lets V8 shrink its heap and costs more CPU per request
+ * afterwards, so each process is loaded for BENCH_REWARM_SECONDS,
  * unmeasured, right before it is measured. Then a form post round trip (POST, 303, GET).
  *
- *   npm run bench    about 7 minutes with the defaults:
+ *   npm run bench    with the defaults (docs/performance.md has how long it takes):
  *     BENCH_ROUNDS=6             rounds; each measures every server in both series
  *     BENCH_SECONDS=4            measured seconds per server, series and round
  *     BENCH_REWARM_SECONDS=2     unmeasured load on a process right before it is measured

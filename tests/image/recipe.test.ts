@@ -1,7 +1,7 @@
 // Replays the Dockerfile without an engine: each stage is a folder standing for its file system,
 // its base image is the pinned Node (and npm), RUN runs there, COPY copies between folders, and
 // the last stage's CMD and HEALTHCHECK run as an unprivileged user.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
@@ -27,7 +27,7 @@ import {
 } from "../support/dockerfile";
 import { APP_NAME } from "../../app/lib/constants";
 import { getFreePort } from "../support/ports";
-import { projectRoot } from "../support/server";
+import { projectRoot, startServer, type RunningServer } from "../support/server";
 import { getImageNode, getImageNpm } from "../toolchain/image-node";
 
 // Only what reaching the registry needs on this machine; a docker build has nothing else.
@@ -133,8 +133,7 @@ describe("the Dockerfile's recipe", () => {
   const dockerfile = readDockerfile();
   const tmp = mkdtempSync(path.join(os.tmpdir(), "image-"));
   let runtime: Container;
-  let server: ChildProcess;
-  let url: string;
+  let server: RunningServer;
 
   const healthcheck = () =>
     spawnSync(runtime.healthcheck[0]!, runtime.healthcheck.slice(1), {
@@ -153,29 +152,22 @@ describe("the Dockerfile's recipe", () => {
       roots[stage.name] = path.join(tmp, stage.name);
       runtime = replayStage(stage, roots[stage.name]!, roots, context);
     }
-    const port = await getFreePort();
-    runtime.env.PORT = String(port);
-    url = `http://127.0.0.1:${port}`;
-    server = spawn(runtime.cmd[0]!, runtime.cmd.slice(1), {
-      cwd: at(runtime.root, runtime.workdir),
-      env: runtime.env,
-      ...runAs,
-    });
-    for (
-      const deadline = Date.now() + 15_000;
-      !(await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ));
-    ) {
-      if (Date.now() > deadline || server.exitCode !== null)
-        throw new Error("the image's server did not answer within 15 s");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // The one value changed: a free port, which the HEALTHCHECK reads from the same environment.
+    runtime.env.PORT = String(await getFreePort());
+    server = await startServer(
+      {},
+      {
+        command: runtime.cmd[0]!,
+        args: runtime.cmd.slice(1),
+        cwd: at(runtime.root, runtime.workdir),
+        baseEnv: runtime.env,
+        user: runAs,
+      },
+    );
   }, 15 * 60_000);
 
-  afterAll(() => {
-    server?.kill("SIGKILL");
+  afterAll(async () => {
+    await server?.stop("SIGKILL");
     rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -187,25 +179,23 @@ describe("the Dockerfile's recipe", () => {
   });
 
   it("runs the server as an unprivileged user, and its HEALTHCHECK passes", () => {
-    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1];
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))?.[1];
     expect(uid).not.toBe("0");
     expect(healthcheck()).toBe(0);
   });
 
   it("renders the home page and serves its scripts", async () => {
-    const page = await fetch(`${url}/`);
+    const page = await fetch(`${server.url}/`);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain(`<h1>${APP_NAME}</h1>`);
     const script = /"(\/build\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeDefined();
-    expect((await fetch(`${url}${script}`)).status).toBe(200);
+    expect((await fetch(`${server.url}${script}`)).status).toBe(200);
   });
 
   it("fails the HEALTHCHECK once the server has stopped", async () => {
-    const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect(await server.stop("SIGTERM")).toBe(0);
     expect(healthcheck()).not.toBe(0);
   });
 });

@@ -27,10 +27,28 @@ type Options = {
   cwd?: string;
   /** Node's arguments, when the process to run is not the built server (a test fixture). */
   args?: string[];
+  /** The program to run instead of the Node running the tests (the image's `CMD`). */
+  command?: string;
+  /** What `env` is added to, instead of the suites' settings (the image's own `ENV`). */
+  baseEnv?: Env;
+  /** Another user to run as (the image's unprivileged user). */
+  user?: { uid?: number; gid?: number };
 };
 
 // A variable set to undefined is left out: the server runs without it.
 type Env = Record<string, string | undefined>;
+
+function getSuiteEnv(): Env {
+  return {
+    NODE_ENV: "production",
+    PATH: process.env.PATH,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    SESSION_SECRET: TEST_SESSION_SECRET,
+    // Suites post many times from one address; the rate limit's own tests set a value.
+    RATE_LIMIT_PER_MINUTE: "0",
+  };
+}
 
 /**
  * Spawns the built production server (`node build/server.js`) on the Node running the tests.
@@ -39,21 +57,20 @@ type Env = Record<string, string | undefined>;
  */
 export function spawnServer(
   env: Env = {},
-  { cwd = projectRoot, args = [path.join(projectRoot, "build/server.js")] }: Options = {},
+  {
+    cwd = projectRoot,
+    args = [path.join(projectRoot, "build/server.js")],
+    command = process.execPath,
+    baseEnv = getSuiteEnv(),
+    user = {},
+  }: Options = {},
 ): ServerProcess {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     cwd,
-    env: {
-      NODE_ENV: "production",
-      PATH: process.env.PATH,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      SESSION_SECRET: TEST_SESSION_SECRET,
-      // Suites post many times from one address; the rate limit's own tests set a value.
-      RATE_LIMIT_PER_MINUTE: "0",
-      ...env,
-    },
+    env: { ...baseEnv, ...env } as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
+    uid: user.uid,
+    gid: user.gid,
   });
   let stdout = "";
   let stderr = "";

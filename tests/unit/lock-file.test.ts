@@ -14,7 +14,7 @@ describe("package-lock.json", () => {
       missing,
       "package-lock.json lacks platform packages, so `npm ci` refuses it on npm 11.6+: " +
         "delete package-lock.json and node_modules and run `npm install` with npm 11, " +
-        "or pin the dependency in `overrides` to a version whose platform packages all exist (see README, Production image)",
+        "or pin the dependency in `overrides` to a version whose platform packages all exist (see docs/image.md, The lock file and the rollup pin)",
     ).toEqual([]);
   });
 
