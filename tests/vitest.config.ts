@@ -3,9 +3,11 @@ import { defineConfig } from "vitest/config";
 
 const root = path.resolve(import.meta.dirname, "..");
 
-// Suites that talk to the built server. LOG_LEVEL quiets the logger of modules the tests import
-// themselves (the API client); the servers they start get their own environment.
+// Suites that talk to the built server, which they build first when it is stale. LOG_LEVEL quiets
+// the logger of modules the tests import themselves (the API client); the servers they start get
+// their own environment.
 const serverSuite = {
+  globalSetup: "tests/support/fresh-build.ts",
   env: { LOG_LEVEL: "silent" },
   environment: "node",
   testTimeout: 30_000,
