@@ -34,3 +34,23 @@ test("every page of the reference feature has no axe violations, with and withou
   await expect(page.getByRole("main").getByRole("alert")).toContainText("Someone else changed this thing");
   await expectNoViolations(page);
 });
+
+test("a thing's page with two actions has no axe violations, with either form's errors", async ({
+  page,
+  things,
+}) => {
+  await page.goto("/things/3?status=active");
+  await page.getByRole("button", { name: "Add comment" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("Enter a comment.");
+  await expectNoViolations(page);
+
+  things.things.set("3", { ...things.things.get("3")!, version: 2 });
+  await page.getByRole("button", { name: "Archive Cedar" }).click();
+  // With JavaScript the comment form still shows its own errors beside the status form's.
+  const refused = page
+    .getByRole("main")
+    .getByRole("alert")
+    .filter({ hasText: "Someone else changed this thing" });
+  await expect(refused).toBeVisible();
+  await expectNoViolations(page);
+});
