@@ -1,8 +1,9 @@
+import { INTENT } from "@conform-to/dom";
 import { useForm, type DefaultValue } from "@conform-to/react";
 import { useActionData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import type { $ZodType } from "zod/v4/core";
-import { INTENT_FIELD, isFormReply } from "./form-reply";
+import { isFormReply } from "./form-reply";
 import { parseWithSchema } from "./parse-with-schema";
 
 /**
@@ -27,7 +28,7 @@ export function useValidatedForm<Input extends Record<string, unknown>, Output>(
   const { id, schema, intent = null, defaultValue } = options;
   const actionData = useActionData();
   const reply = isFormReply(actionData) && actionData.intent === intent ? actionData : undefined;
-  useResetAfterSuccess(id, intent, reply !== undefined);
+  useResetAfterSuccess(id, reply !== undefined);
   return useForm<Input, Output>({
     id,
     lastResult: reply?.result,
@@ -40,18 +41,25 @@ export function useValidatedForm<Input extends Record<string, unknown>, Output>(
 
 /**
  * With JavaScript the page stays mounted through a post that redirects back to it, so the form
- * would keep what was sent: it is reset once its own submission ends without a reply.
+ * would keep what was sent: it is reset once a submission it made ends without a reply.
  */
-function useResetAfterSuccess(id: string, intent: string | null, replied: boolean) {
+function useResetAfterSuccess(id: string, replied: boolean) {
   const navigation = useNavigation();
-  const submitted = useRef(false);
+  const sent = useRef<"no" | "submitted" | "on its way">("no");
   useEffect(() => {
-    if (navigation.state === "submitting") {
-      submitted.current = navigation.formData?.get(INTENT_FIELD) === intent;
-    } else if (navigation.state === "idle" && submitted.current) {
-      submitted.current = false;
-      const form = document.getElementById(id);
-      if (!replied && form instanceof HTMLFormElement) form.reset();
-    }
-  }, [navigation.state, navigation.formData, id, intent, replied]);
+    const onSubmit = (event: SubmitEvent) => {
+      // Conform checks a field as the visitor types by submitting with its own button: not a post.
+      if (event.submitter?.getAttribute("name") === INTENT) return;
+      sent.current = event.target instanceof HTMLFormElement && event.target.id === id ? "submitted" : "no";
+    };
+    document.addEventListener("submit", onSubmit);
+    return () => document.removeEventListener("submit", onSubmit);
+  }, [id]);
+  useEffect(() => {
+    if (navigation.state === "submitting" && sent.current === "submitted") sent.current = "on its way";
+    if (navigation.state !== "idle" || sent.current !== "on its way") return;
+    sent.current = "no";
+    const form = document.getElementById(id);
+    if (!replied && form instanceof HTMLFormElement) form.reset();
+  }, [navigation.state, id, replied]);
 }

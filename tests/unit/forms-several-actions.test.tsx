@@ -1,0 +1,147 @@
+// @vitest-environment jsdom
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { Form } from "@remix-run/react";
+import { createRemixStub } from "@remix-run/testing";
+import { cleanup, render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { UpstreamFormErrors } from "~/api/problem-details.server";
+import { ErrorSummary, SubmitButton, TextareaField, TextField, useValidatedForm } from "~/forms";
+import { submitIntent } from "~/forms/index.server";
+
+// A fixture page with two actions, each its own form; no product behaviour.
+const NoteFormSchema = z.object({ note: z.string({ error: "Enter a note." }) });
+const RenameFormSchema = z.object({ name: z.string({ error: "Enter a name." }) });
+
+const received: string[] = [];
+let holdRename: Promise<void> | null = null;
+let refuseRename: UpstreamFormErrors | null = null;
+
+async function action({ request }: ActionFunctionArgs) {
+  return submitIntent(request, {
+    note: {
+      schema: NoteFormSchema,
+      async submit({ note }) {
+        received.push(`note: ${note}`);
+        return { redirectTo: "/" };
+      },
+    },
+    rename: {
+      schema: RenameFormSchema,
+      async submit({ name }) {
+        await holdRename;
+        if (refuseRename) throw refuseRename;
+        received.push(`rename: ${name}`);
+        return { redirectTo: "/" };
+      },
+    },
+  });
+}
+
+function NoteForm() {
+  const [form, fields] = useValidatedForm({ id: "note", schema: NoteFormSchema, intent: "note" });
+  return (
+    <section aria-label="Notes">
+      <ErrorSummary form={form} fields={[fields.note]} />
+      <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
+        <TextareaField meta={fields.note} label="Note" />
+        <SubmitButton intent="note" pendingLabel="Adding…">
+          Add note
+        </SubmitButton>
+      </Form>
+    </section>
+  );
+}
+
+function RenameForm() {
+  const [form, fields] = useValidatedForm({ id: "rename", schema: RenameFormSchema, intent: "rename" });
+  return (
+    <section aria-label="Rename">
+      <ErrorSummary form={form} fields={[fields.name]} />
+      <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
+        <TextField meta={fields.name} label="Name" />
+        <SubmitButton intent="rename" pendingLabel="Renaming…">
+          Rename
+        </SubmitButton>
+      </Form>
+    </section>
+  );
+}
+
+function renderPage() {
+  const RemixStub = createRemixStub([
+    {
+      path: "/",
+      Component: () => (
+        <>
+          <NoteForm />
+          <RenameForm />
+        </>
+      ),
+      action,
+    },
+  ]);
+  render(<RemixStub />);
+  return userEvent.setup();
+}
+
+afterEach(() => {
+  cleanup();
+  received.length = 0;
+  holdRename = null;
+  refuseRename = null;
+});
+
+describe("a page with two actions", () => {
+  it("shows each form's errors on that form only", async () => {
+    const user = renderPage();
+    await user.click(await screen.findByRole("button", { name: "Add note" }));
+    const notes = screen.getByRole("region", { name: "Notes" });
+    expect(within(notes).getByRole("alert").textContent).toContain("Enter a note.");
+    expect(within(screen.getByRole("region", { name: "Rename" })).queryByRole("alert")).toBeNull();
+  });
+
+  it("shows the API's answer to one action on its form only, keeping what was typed in both", async () => {
+    refuseRename = new UpstreamFormErrors(409, { formErrors: ["Renamed meanwhile."], fieldErrors: {} });
+    const user = renderPage();
+    await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
+    await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
+    await user.click(screen.getByRole("button", { name: "Rename" }));
+
+    const rename = screen.getByRole("region", { name: "Rename" });
+    expect((await within(rename).findByRole("alert")).textContent).toContain("Renamed meanwhile.");
+    expect(within(screen.getByRole("region", { name: "Notes" })).queryByRole("alert")).toBeNull();
+    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
+    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
+    expect(received).toEqual([]);
+  });
+
+  it("says pending on the button that posted only", async () => {
+    let release!: () => void;
+    holdRename = new Promise((resolve) => (release = resolve));
+    const user = renderPage();
+    await user.type(await screen.findByRole("textbox", { name: "Name" }), "Ada");
+    await user.click(screen.getByRole("button", { name: "Rename" }));
+
+    const pending = await screen.findByRole("button", { name: "Renaming…" });
+    expect(pending.getAttribute("aria-disabled")).toBe("true");
+    expect(screen.getByRole("button", { name: "Add note" }).hasAttribute("aria-disabled")).toBe(false);
+    release();
+    expect(await screen.findByRole("button", { name: "Rename" })).toBeTruthy();
+    expect(received).toEqual(["rename: Ada"]);
+  });
+
+  it("empties the form whose post succeeded, and only that one", async () => {
+    const user = renderPage();
+    await user.type(await screen.findByRole("textbox", { name: "Name" }), "Not sent");
+    await user.type(screen.getByRole("textbox", { name: "Note" }), "  Sent  ");
+    await user.click(screen.getByRole("button", { name: "Add note" }));
+
+    await expect.poll(() => received).toEqual(["note: Sent"]);
+    await expect
+      .poll(() => (screen.getByRole("textbox", { name: "Note" }) as HTMLTextAreaElement).value)
+      .toBe("");
+    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Not sent");
+  });
+});
