@@ -1,9 +1,7 @@
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startReferenceAppServer } from "../support/reference-app";
 import { startSuiteServer, type RunningServer } from "../support/server";
-import { createThingsApi } from "../support/things-api";
-import { startUpstream, type Upstream } from "../support/upstream";
-import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 
 const KB = 1024;
 const BUDGET = { javascriptGzip: 110 * KB, cssGzip: 10 * KB, html: 15 * KB };
@@ -186,14 +184,7 @@ describe("the shipped app's budgets, as served by the production build", () => {
 });
 
 describe("the reference feature's budgets (tests/fixtures/reference-app)", () => {
-  let upstream: Upstream;
-  beforeAll(async () => {
-    await buildReferenceApp();
-    upstream = await startUpstream();
-    upstream.handle(createThingsApi().handle);
-  });
-  afterAll(() => upstream?.close());
-  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { cwd: referenceAppBuild });
+  const { server } = startReferenceAppServer();
 
   // The fault routes exist only for the failure tests (one stops the process on purpose).
   describeBudgets(server, {

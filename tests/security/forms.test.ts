@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
 import { sendRaw } from "../support/raw-http";
-import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
+import { startReferenceAppServer } from "../support/reference-app";
 import { startSuiteServer, type RunningServer } from "../support/server";
-import { createThingsApi } from "../support/things-api";
-import { startUpstream, type Upstream } from "../support/upstream";
 import { titleOf } from "./hostile-requests";
 
 const THEME = "/preferences/theme";
@@ -191,17 +189,11 @@ describe("with FORM_MAX_FIELDS=5", () => {
 });
 
 describe("whole numbers: only decimal digits, the same in the browser and the action", () => {
-  let upstream: Upstream;
-  beforeAll(async () => {
-    await buildReferenceApp();
-    upstream = await startUpstream();
-    upstream.handle(createThingsApi().handle);
-  });
-  afterAll(() => upstream?.close());
-  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { cwd: referenceAppBuild });
+  const { server, getUpstream } = startReferenceAppServer();
 
   /** Adds a thing with this quantity, as a browser without JavaScript posts it. */
   async function postQuantity(quantity: string) {
+    const upstream = getUpstream();
     const before = upstream.received.length;
     const response = await fetch(`${server.url}/things/new`, {
       method: "POST",

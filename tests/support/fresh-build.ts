@@ -46,5 +46,11 @@ export default function buildWhenStale() {
       ? "there is no build"
       : `${path.relative(root, newest.file)} is newer than the build`;
   console.log(`Building first (npm run build): ${reason}.`);
-  execFileSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  // Vitest sets NODE_ENV=test, which would make a development build.
+  const env = { ...process.env, NODE_ENV: "production" };
+  execFileSync("npm", ["run", "build", "--silent"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }

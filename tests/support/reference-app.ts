@@ -4,10 +4,12 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { parseHtml } from "./html";
-import { projectRoot } from "./server";
+import { projectRoot, startSuiteServer } from "./server";
+import { createThingsApi } from "./things-api";
+import { startUpstream, type Upstream } from "./upstream";
 
 const fixtureApp = path.join(projectRoot, "tests/fixtures/reference-app");
 
@@ -100,4 +102,20 @@ export async function expectCataloguePage(response: Response, code: ErrorCode) {
   expect(page.querySelector("main h1")?.textContent).toBe(title);
   expect(html).toContain(message);
   expect(html).not.toMatch(/at .+\.js:\d+|ECONN|Error:/);
+}
+
+/**
+ * For a suite that only reads and posts: the fixture app's production server against one things
+ * API, fresh for the suite, both started in its `beforeAll`. `getUpstream()` gives what it received.
+ */
+export function startReferenceAppServer() {
+  let upstream: Upstream;
+  beforeAll(async () => {
+    await buildReferenceApp();
+    upstream = await startUpstream();
+    upstream.handle(createThingsApi().handle);
+  });
+  afterAll(() => upstream?.close());
+  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { cwd: referenceAppBuild });
+  return { server, getUpstream: () => upstream };
 }
