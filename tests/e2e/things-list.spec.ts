@@ -56,6 +56,27 @@ test("opens a thing beside the list, which keeps its search and page", async ({
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
 });
 
+test("filters by status from the address; a search keeps the filter, a bad page number shows page 1", async ({
+  page,
+  things,
+}) => {
+  things.things.set("7", { ...things.things.get("7")!, status: "archived" });
+  await page.goto("/things?page=0");
+  await expect(page.getByRole("navigation", { name: "Pages" })).toContainText("Page 1 of 3");
+  await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Archived" }).click();
+
+  await expect(page).toHaveURL(/\/things\?status=archived$/);
+  expect(await getListedNames(page)).toEqual(["Birch", "Granite"]);
+  await page.getByRole("searchbox", { name: "Search things by name" }).fill("gran");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/\/things\?q=gran&status=archived$/);
+  expect(await getListedNames(page)).toEqual(["Granite"]);
+
+  await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Any status" }).click();
+  await expect(page).toHaveURL(/\/things\?q=gran$/);
+  await expect(page.getByRole("list", { name: "Things" })).toHaveText("Granite (Archived)");
+});
+
 test("shows each failure of the API as the catalogue's page, inside the layout", async ({ page, things }) => {
   let response = await page.goto("/things/99");
   expect(response?.status()).toBe(404);

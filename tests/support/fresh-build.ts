@@ -47,7 +47,7 @@ export default function buildWhenStale() {
       : `${path.relative(root, newest.file)} is newer than the build`;
   console.log(`Building first (npm run build): ${reason}.`);
   // Vitest sets NODE_ENV=test, which would make a development build.
-  const env = { ...process.env, NODE_ENV: "production" };
+  const env = { ...process.env, NODE_ENV: "production" as const };
   execFileSync("npm", ["run", "build", "--silent"], {
     cwd: root,
     env,
