@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { UpstreamFormErrors } from "~/api/problem-details.server";
 import { ErrorSummary, SubmitButton, TextareaField, TextField, useValidatedForm } from "~/forms";
-import { submitIntent } from "~/forms/index.server";
+import { submitForm, submitIntent } from "~/forms/index.server";
 
 // A fixture page with two actions, each its own form; no product behaviour.
 const NoteFormSchema = z.object({ note: z.string({ error: "Enter a note." }) });
@@ -143,5 +143,62 @@ describe("a page with two actions", () => {
       .poll(() => (screen.getByRole("textbox", { name: "Note" }) as HTMLTextAreaElement).value)
       .toBe("");
     expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Not sent");
+  });
+});
+
+// One form with two buttons: both act on the same fields, so one schema names the intent.
+const ArticleFormSchema = z.object({
+  title: z.string({ error: "Enter a title." }),
+  intent: z.enum(["save", "publish"]),
+});
+
+function ArticleForm() {
+  const [form, fields] = useValidatedForm({ id: "article", schema: ArticleFormSchema });
+  return (
+    <>
+      <ErrorSummary form={form} fields={[fields.title]} />
+      <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
+        <TextField meta={fields.title} label="Title" />
+        <SubmitButton intent="save" pendingLabel="Saving…">
+          Save
+        </SubmitButton>
+        <SubmitButton intent="publish" pendingLabel="Publishing…">
+          Save and publish
+        </SubmitButton>
+      </Form>
+    </>
+  );
+}
+
+describe("one form with two buttons", () => {
+  it("posts the intent of the button used, says pending on it only, and checks the form's fields for both", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const RemixStub = createRemixStub([
+      {
+        path: "/",
+        Component: ArticleForm,
+        action: ({ request }: ActionFunctionArgs) =>
+          submitForm(request, ArticleFormSchema, async ({ title, intent }) => {
+            await held;
+            received.push(`${intent}: ${title}`);
+            return { redirectTo: "/" };
+          }),
+      },
+    ]);
+    render(<RemixStub />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "Save and publish" }));
+    expect((await screen.findByRole("alert")).textContent).toContain("Enter a title.");
+
+    await user.type(screen.getByRole("textbox", { name: "Title" }), "Pines");
+    await user.click(screen.getByRole("button", { name: "Save and publish" }));
+    expect(await screen.findByRole("button", { name: "Publishing…" })).toBeTruthy();
+    expect(screen.getByRole("button", { name: "Save" }).hasAttribute("aria-disabled")).toBe(false);
+    release();
+    await expect.poll(() => received).toEqual(["publish: Pines"]);
+    await expect
+      .poll(() => (screen.getByRole("textbox", { name: "Title" }) as HTMLInputElement).value)
+      .toBe("");
   });
 });
