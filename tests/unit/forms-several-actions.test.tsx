@@ -7,12 +7,12 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { UpstreamFormErrors } from "~/api/problem-details.server";
-import { ErrorSummary, SubmitButton, TextareaField, TextField, useValidatedForm } from "~/forms";
+import { ErrorSummary, SubmitButton, TextField, useValidatedForm } from "~/forms";
 import { submitForm, submitIntent } from "~/forms/index.server";
 
 // A fixture page with two actions, each its own form; no product behaviour.
-const NoteFormSchema = z.object({ note: z.string({ error: "Enter a note." }) });
-const RenameFormSchema = z.object({ name: z.string({ error: "Enter a name." }) });
+const NoteFormSchema = z.object({ text: z.string({ error: "Enter a note." }) });
+const RenameFormSchema = z.object({ text: z.string({ error: "Enter a name." }) });
 
 const received: string[] = [];
 let holdRename: Promise<void> | null = null;
@@ -22,47 +22,45 @@ async function action({ request }: ActionFunctionArgs) {
   return submitIntent(request, {
     note: {
       schema: NoteFormSchema,
-      async submit({ note }) {
-        received.push(`note: ${note}`);
+      async submit({ text }) {
+        received.push(`note: ${text}`);
         return { redirectTo: "/" };
       },
     },
     rename: {
       schema: RenameFormSchema,
-      async submit({ name }) {
+      async submit({ text }) {
         await holdRename;
         if (refuseRename) throw refuseRename;
-        received.push(`rename: ${name}`);
+        received.push(`rename: ${text}`);
         return { redirectTo: "/" };
       },
     },
   });
 }
 
-function NoteForm() {
-  const [form, fields] = useValidatedForm({ id: "note", schema: NoteFormSchema, intent: "note" });
+/** A form of one text field posting `intent`, in a region named after its field. */
+function OneFieldForm({
+  intent,
+  schema,
+  label,
+  button,
+  pendingLabel,
+}: {
+  intent: string;
+  schema: typeof NoteFormSchema;
+  label: string;
+  button: string;
+  pendingLabel: string;
+}) {
+  const [form, fields] = useValidatedForm({ id: intent, schema, intent });
   return (
-    <section aria-label="Notes">
-      <ErrorSummary form={form} fields={[fields.note]} />
+    <section aria-label={`${label} form`}>
+      <ErrorSummary form={form} fields={[fields.text]} />
       <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
-        <TextareaField meta={fields.note} label="Note" />
-        <SubmitButton intent="note" pendingLabel="Adding…">
-          Add note
-        </SubmitButton>
-      </Form>
-    </section>
-  );
-}
-
-function RenameForm() {
-  const [form, fields] = useValidatedForm({ id: "rename", schema: RenameFormSchema, intent: "rename" });
-  return (
-    <section aria-label="Rename">
-      <ErrorSummary form={form} fields={[fields.name]} />
-      <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
-        <TextField meta={fields.name} label="Name" />
-        <SubmitButton intent="rename" pendingLabel="Renaming…">
-          Rename
+        <TextField meta={fields.text} label={label} />
+        <SubmitButton intent={intent} pendingLabel={pendingLabel}>
+          {button}
         </SubmitButton>
       </Form>
     </section>
@@ -75,8 +73,20 @@ function renderPage() {
       path: "/",
       Component: () => (
         <>
-          <NoteForm />
-          <RenameForm />
+          <OneFieldForm
+            intent="note"
+            schema={NoteFormSchema}
+            label="Note"
+            button="Add note"
+            pendingLabel="Adding…"
+          />
+          <OneFieldForm
+            intent="rename"
+            schema={RenameFormSchema}
+            label="Name"
+            button="Rename"
+            pendingLabel="Renaming…"
+          />
         </>
       ),
       action,
@@ -97,9 +107,9 @@ describe("a page with two actions", () => {
   it("shows each form's errors on that form only", async () => {
     const user = renderPage();
     await user.click(await screen.findByRole("button", { name: "Add note" }));
-    const notes = screen.getByRole("region", { name: "Notes" });
+    const notes = screen.getByRole("region", { name: "Note form" });
     expect(within(notes).getByRole("alert").textContent).toContain("Enter a note.");
-    expect(within(screen.getByRole("region", { name: "Rename" })).queryByRole("alert")).toBeNull();
+    expect(within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert")).toBeNull();
   });
 
   it("shows the API's answer to one action on its form only, keeping what was typed in both", async () => {
@@ -109,9 +119,9 @@ describe("a page with two actions", () => {
     await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
     await user.click(screen.getByRole("button", { name: "Rename" }));
 
-    const rename = screen.getByRole("region", { name: "Rename" });
+    const rename = screen.getByRole("region", { name: "Name form" });
     expect((await within(rename).findByRole("alert")).textContent).toContain("Renamed meanwhile.");
-    expect(within(screen.getByRole("region", { name: "Notes" })).queryByRole("alert")).toBeNull();
+    expect(within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert")).toBeNull();
     expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
     expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
     expect(received).toEqual([]);
@@ -140,7 +150,7 @@ describe("a page with two actions", () => {
 
     await expect.poll(() => received).toEqual(["note: Sent"]);
     await expect
-      .poll(() => (screen.getByRole("textbox", { name: "Note" }) as HTMLTextAreaElement).value)
+      .poll(() => (screen.getByRole("textbox", { name: "Note" }) as HTMLInputElement).value)
       .toBe("");
     expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Not sent");
   });
