@@ -20,8 +20,8 @@ export function parseWithSchema<Schema extends $ZodType>(
 
 /**
  * A posted value as the schema expects it: text trimmed, and empty text missing (so a name of
- * spaces fails "required"), numbers from their decimal text, a checked checkbox ("on") true. Anything
- * that does not convert is left for the schema to reject with its own message.
+ * spaces fails "required"), numbers from their decimal text, a checked checkbox ("on") true.
+ * Anything that does not convert is left for the schema to reject with its own message.
  */
 export function coerceFormValue(schema: $ZodType, value: unknown): unknown {
   const def = (schema as $ZodTypes)._zod.def;
