@@ -38,9 +38,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
 // A flash message lasts one page: reading it again on every client-side navigation clears it
 // from the screen too (single fetch loads it in the same request as the page's own data).
 // After an action answered 4xx (a form's errors, or the API refusing a write because things
-// changed), Remix would leave every loader's data as it was; loading the root makes single
-// fetch load every route on the page that has no `shouldRevalidate` of its own, so the page
-// shows what is true now, as the same page does without JavaScript.
+// changed) the root asks to load again itself, rather than through `defaultShouldRevalidate`,
+// whose value after a 4xx depends on the router's flags; single fetch then loads every route on
+// the page without a `shouldRevalidate` of its own, so the page shows what is true now, as the
+// same page does without JavaScript.
 export const shouldRevalidate: ShouldRevalidateFunction = ({
   currentUrl,
   nextUrl,
