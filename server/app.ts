@@ -47,7 +47,9 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
   );
   app.use(drain);
   app.use(createSecurityHeaders(config));
-  app.use(createEdge(config, { store: sharedRateLimit?.store, onRateLimited: metrics?.countRateLimited }));
+  app.use(
+    createEdge(config, build, { store: sharedRateLimit?.store, onRateLimited: metrics?.countRateLimited }),
+  );
   app.use(compression());
 
   const publicDir = path.resolve("public");
