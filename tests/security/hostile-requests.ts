@@ -550,6 +550,21 @@ export const hostileCases: HostileCase[] = [
     page: "HEADERS_TOO_LARGE",
   },
   {
+    name: "2,001 headers, a text/plain Content-Type 2,001st (Node would drop it)",
+    request: http(
+      "POST / HTTP/1.1",
+      [...Array(1_997).fill("x: y"), "Content-Length: 3", "Content-Type: text/plain"],
+      "a=1",
+    ),
+    status: 431,
+    page: "HEADERS_TOO_LARGE",
+  },
+  {
+    name: "2,000 headers (Node's count, allowed)",
+    request: http("GET / HTTP/1.1", Array(1_998).fill("x: y")),
+    status: 200,
+  },
+  {
     name: "tampered cookies (ignored)",
     request: http("GET / HTTP/1.1", ["Cookie: __session=tampered.c2lnbmF0dXJl%%; theme=<script>; ==;"]),
     status: 200,
