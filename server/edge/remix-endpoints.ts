@@ -7,13 +7,16 @@ export const MAX_PATH_SEGMENTS = 32;
 
 /**
  * Route discovery matches each path it is asked about, and each of their parents, against the
- * whole route tree, one at a time. A page whose links need more than this is discovered link by
- * link as they are followed, as Remix does for a list longer than its URL limit.
+ * whole route tree, one at a time. Paths are counted by their shape (below), so a page of any
+ * number of links to records of a few routes asks for a handful.
  */
 const MAX_DISCOVERED_PATHS = 256;
 
 // Remix's own limit on a route discovery URL, the one its browser code keeps under.
 const MAX_DISCOVERY_URL = 7_680;
+
+// Stands for any segment no route names: only a param or a splat can match it, and match this.
+const ANY_SEGMENT = ":";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
@@ -25,28 +28,39 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
 export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler {
   const manifestPath = `${build.basename ?? "/"}/__manifest`.replace(/\/+/g, "/");
   const routeIds = new Set(Object.keys(build.routes));
+  const toShape = createShaper(build);
   return (req, res, next) => {
-    if (req.path === manifestPath) return checkDiscovery(req.method, res.locals.origin + req.url);
-    if (req.path.endsWith(".data")) return checkRouteList(req.url);
+    if (req.path === manifestPath) return checkDiscovery();
+    if (req.path.endsWith(".data")) return checkRouteList();
     next();
 
-    function checkDiscovery(method: string, url: string) {
-      if (!READ_METHODS.has(method)) return sendErrorPage(res, "METHOD_NOT_ALLOWED", { Allow: "GET, HEAD" });
-      if (url.length > MAX_DISCOVERY_URL) return sendErrorPage(res, "URI_TOO_LONG");
-      const paths = new URL(url).searchParams.getAll("p");
+    /** Remix is handed the shapes of the paths asked for, each once: the routes they match are the same. */
+    function checkDiscovery() {
+      if (!READ_METHODS.has(req.method))
+        return sendErrorPage(res, "METHOD_NOT_ALLOWED", { Allow: "GET, HEAD" });
+      if (res.locals.origin.length + req.url.length > MAX_DISCOVERY_URL)
+        return sendErrorPage(res, "URI_TOO_LONG");
+      const query = getQuery(req.url);
+      const paths = query.getAll("p");
       if (paths.length === 0) return sendErrorPage(res, "BAD_REQUEST");
+      const shapes = new Set<string>();
       const matched = new Set<string>();
       for (const path of paths) {
         const segments = (path.startsWith("/") ? path : `/${path}`).split("/").slice(1);
         if (segments.length > MAX_PATH_SEGMENTS) return sendErrorPage(res, "URI_TOO_LONG");
-        for (let i = 1; i <= segments.length; i++) matched.add(segments.slice(0, i).join("/"));
+        const shape = segments.map(toShape);
+        shapes.add(`/${shape.join("/")}`);
+        for (let i = 1; i <= shape.length; i++) matched.add(shape.slice(0, i).join("/"));
         if (matched.size > MAX_DISCOVERED_PATHS) return sendErrorPage(res, "URI_TOO_LONG");
       }
+      query.delete("p");
+      for (const shape of shapes) query.append("p", shape);
+      req.url = req.originalUrl = `${req.path}?${query}`;
       next();
     }
 
-    function checkRouteList(url: string) {
-      const list = new URLSearchParams(url.split("?", 2)[1]).getAll("_routes");
+    function checkRouteList() {
+      const list = getQuery(req.url).getAll("_routes");
       if (list.length > 1) return sendErrorPage(res, "BAD_REQUEST");
       const ids = list[0]?.split(",") ?? [];
       if (ids.length > routeIds.size || !ids.every((id) => routeIds.has(id))) {
@@ -55,4 +69,35 @@ export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler 
       next();
     }
   };
+}
+
+/**
+ * A path segment as the route tree sees it: itself when some route (or the basename) names it,
+ * in any case, or when Remix would read it as more than a segment (`?`, `#`); else ANY_SEGMENT.
+ */
+function createShaper(build: ServerBuild) {
+  const named = new Set<string>();
+  const paths = [build.basename ?? "", ...Object.values(build.routes).map((route) => route.path ?? "")];
+  for (const segment of paths.flatMap((path) => path.split("/"))) {
+    if (!segment.startsWith(":") && segment !== "*") named.add(segment.replace(/\?$/, "").toLowerCase());
+  }
+  return (segment: string) => {
+    if (segment === "" || /[?#]/.test(segment) || named.has(decodeSegment(segment).toLowerCase()))
+      return segment;
+    return ANY_SEGMENT;
+  };
+}
+
+/** The query of a request target, read as Remix's URL parser reads it (a later `?` is part of it). */
+export function getQuery(target: string) {
+  const start = target.indexOf("?");
+  return new URLSearchParams(start === -1 ? "" : target.slice(start + 1));
+}
+
+function decodeSegment(segment: string) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -10,7 +10,7 @@ import {
   requirePlainFraming,
   sendContinue,
 } from "./header-checks";
-import { MAX_PATH_SEGMENTS, requireBoundedRemixRequests } from "./remix-endpoints";
+import { getQuery, MAX_PATH_SEGMENTS, requireBoundedRemixRequests } from "./remix-endpoints";
 import { createRequestOrigin } from "./request-origin";
 
 export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
@@ -68,8 +68,7 @@ const requireAllowedMethod: RequestHandler = (req, res, next) => {
  * page has more than MAX_PATH_SEGMENTS segments.
  */
 const requireAppTarget: RequestHandler = (req, res, next) => {
-  const query = req.url.split("?", 2)[1];
-  const isDataRequest = query !== undefined && new URLSearchParams(query).has("_data");
+  const isDataRequest = getQuery(req.url).has("_data");
   if (!req.url.startsWith("/") || isDataRequest) return sendErrorPage(res, "BAD_REQUEST");
   const segments = req.path.split("/").filter(Boolean).length;
   if (segments > MAX_PATH_SEGMENTS) return sendErrorPage(res, "URI_TOO_LONG");

@@ -194,6 +194,12 @@ export const hostileCases: HostileCase[] = [
     page: "BAD_REQUEST",
   },
   {
+    name: "legacy ?_data= after a second ?",
+    request: http("GET /?a=?&_data=root HTTP/1.1"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
     name: "legacy ?_data= POST",
     request: form([], "POST /?_data=routes%2F_site HTTP/1.1"),
     status: 400,

@@ -40,8 +40,15 @@ async function get(target: string, init?: RequestInit) {
 const discovery = (paths: string[]) =>
   `/__manifest?${paths.map((path) => `p=${path}`).join("&")}&version=${version}`;
 
-/** `count` distinct paths of `segments` segments each. */
-const distinctPaths = (count: number, segments: number) =>
+/** `count` paths of `segments` segments each, a route's name (`things`) or not (`x`) as the bits of their index say. */
+const distinctShapes = (count: number, segments: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `/${Array.from({ length: segments }, (_, bit) => ((i >> bit) & 1 ? "things" : "x")).join("/")}`,
+  );
+
+/** `count` paths of `segments` segments each, none of them named by a route: one shape. */
+const distinctValues = (count: number, segments: number) =>
   Array.from({ length: count }, (_, i) => `/${i}${"/a".repeat(segments - 1)}`);
 
 function expectRefusal({ status, body }: { status: number; body: string }, code: ErrorCode) {
@@ -51,14 +58,19 @@ function expectRefusal({ status, body }: { status: number; body: string }, code:
 
 describe("route discovery (/__manifest)", () => {
   it("answers the routes of the paths a page links to, as a browser asks", async () => {
-    const links = Array.from({ length: 100 }, () => `/things/${crypto.randomUUID()}`);
+    const links = Array.from({ length: 100 }, (_, i) => `/things/${i}${i % 2 ? "/edit" : ""}`);
     const query = new URLSearchParams([...links, "/things/new", "/things"].sort().map((path) => ["p", path]));
     query.set("version", version);
     expect(`${server.url}/__manifest?${query}`.length).toBeLessThanOrEqual(DISCOVERY_URL_LIMIT);
     const { status, body } = await get(`/__manifest?${query}`);
     expect(status).toBe(200);
     expect(Object.keys(JSON.parse(body) as object)).toEqual(
-      expect.arrayContaining(["routes/_site.things", "routes/_site.things.$id", "routes/_site.things_.new"]),
+      expect.arrayContaining([
+        "routes/_site.things",
+        "routes/_site.things.$id",
+        "routes/_site.things_.$id.edit",
+        "routes/_site.things_.new",
+      ]),
     );
   });
 
@@ -75,17 +87,18 @@ describe("route discovery (/__manifest)", () => {
   it.each<[string, () => string, ErrorCode | 200]>([
     ["one p of 3,800 segments (the reported attack)", () => discovery(["/a".repeat(3_800)]), "URI_TOO_LONG"],
     ["one p of 7,600 slashes", () => discovery(["/".repeat(7_600)]), "URI_TOO_LONG"],
-    ["one p of 33 segments", () => discovery(distinctPaths(1, 33)), "URI_TOO_LONG"],
-    ["one p of 32 segments", () => discovery(distinctPaths(1, 32)), 200],
-    ["8 p of 32 distinct segments (256 paths, the most matched)", () => discovery(distinctPaths(8, 32)), 200],
-    ["9 p of 32 distinct segments (288 paths)", () => discovery(distinctPaths(9, 32)), "URI_TOO_LONG"],
+    ["one p of 33 segments", () => discovery(distinctValues(1, 33)), "URI_TOO_LONG"],
+    ["one p of 32 segments", () => discovery(distinctValues(1, 32)), 200],
+    ["1,000 p of one segment each (one shape)", () => discovery(distinctValues(1_000, 1)), 200],
+    ["100 p of 32 segments each (one shape)", () => discovery(distinctValues(100, 32)), 200],
+    ["8 p of 32 segments in 8 shapes (246 paths)", () => discovery(distinctShapes(8, 32)), 200],
+    ["16 p of 32 segments in 16 shapes (478 paths)", () => discovery(distinctShapes(16, 32)), "URI_TOO_LONG"],
+    ["64 p of 9 segments in 64 shapes (318 paths)", () => discovery(distinctShapes(64, 9)), "URI_TOO_LONG"],
     [
-      "60 p of 32 segments under one parent",
-      () => discovery(distinctPaths(60, 31).map((p) => `/a${p}`)),
-      "URI_TOO_LONG",
+      "encoded and upper-case names of routes",
+      () => discovery(["/THINGS/NEW", "/%74hings/%6Eew", "/things/new?"]),
+      200,
     ],
-    ["256 p of one segment each", () => discovery(distinctPaths(256, 1)), 200],
-    ["1,000 p of one segment each", () => discovery(distinctPaths(1_000, 1)), "URI_TOO_LONG"],
     ["600 copies of one p", () => discovery(Array(600).fill("/things/1")), 200],
     ["p of 2 KB in one segment", () => discovery([`/${"a".repeat(2_000)}`, "/things"]), 200],
     [
