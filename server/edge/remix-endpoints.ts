@@ -7,10 +7,12 @@ export const MAX_PATH_SEGMENTS = 32;
 
 /**
  * Route discovery matches each path it is asked about, and each of their parents, against the
- * whole route tree, one at a time. Paths are counted by their shape (below), so a page of any
- * number of links to records of a few routes asks for a handful.
+ * whole route tree, one at a time: its cost is paths times routes. Paths are counted by their
+ * shape (below), so a page of any number of links to records of a few routes asks for a handful;
+ * a larger route tree allows fewer.
  */
 const MAX_DISCOVERED_PATHS = 256;
+const MAX_ROUTE_MATCHES = 4_096;
 
 // Remix's own limit on a route discovery URL, the one its browser code keeps under.
 const MAX_DISCOVERY_URL = 7_680;
@@ -28,6 +30,7 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
 export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler {
   const manifestPath = `${build.basename ?? "/"}/__manifest`.replace(/\/+/g, "/");
   const routeIds = new Set(Object.keys(build.routes));
+  const maxPaths = Math.min(MAX_DISCOVERED_PATHS, Math.floor(MAX_ROUTE_MATCHES / routeIds.size));
   const toShape = createShaper(build);
   return (req, res, next) => {
     if (req.path === manifestPath) return checkDiscovery();
@@ -51,7 +54,7 @@ export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler 
         const shape = segments.map(toShape);
         shapes.add(`/${shape.join("/")}`);
         for (let i = 1; i <= shape.length; i++) matched.add(shape.slice(0, i).join("/"));
-        if (matched.size > MAX_DISCOVERED_PATHS) return sendErrorPage(res, "URI_TOO_LONG");
+        if (matched.size > maxPaths) return sendErrorPage(res, "URI_TOO_LONG");
       }
       query.delete("p");
       for (const shape of shapes) query.append("p", shape);
