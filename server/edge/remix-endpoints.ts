@@ -57,8 +57,13 @@ export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler 
         if (matched.size > maxPaths) return sendErrorPage(res, "URI_TOO_LONG");
       }
       query.delete("p");
-      for (const shape of shapes) query.append("p", shape);
-      req.url = req.originalUrl = `${req.path}?${query}`;
+      const asked = [...shapes].map(
+        (shape) => `p=${encodeURIComponent(shape).replace(/%2F/g, "/").replace(/%3A/g, ":")}`,
+      );
+      const target = `${req.path}?${[...asked, query.toString()].filter(Boolean).join("&")}`;
+      if (res.locals.origin.length + target.length > MAX_DISCOVERY_URL)
+        return sendErrorPage(res, "URI_TOO_LONG");
+      req.url = req.originalUrl = target;
       next();
     }
 
