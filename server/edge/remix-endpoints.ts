@@ -37,12 +37,13 @@ export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler 
     if (req.path.endsWith(".data")) return checkRouteList();
     next();
 
-    /** Remix is handed the shapes of the paths asked for, each once: the routes they match are the same. */
+    // Remix is handed the shapes of the paths asked for, each once: they match the same routes.
     function checkDiscovery() {
-      if (!READ_METHODS.has(req.method))
+      const isTooLong = (target: string) => res.locals.origin.length + target.length > MAX_DISCOVERY_URL;
+      if (!READ_METHODS.has(req.method)) {
         return sendErrorPage(res, "METHOD_NOT_ALLOWED", { Allow: "GET, HEAD" });
-      if (res.locals.origin.length + req.url.length > MAX_DISCOVERY_URL)
-        return sendErrorPage(res, "URI_TOO_LONG");
+      }
+      if (isTooLong(req.url)) return sendErrorPage(res, "URI_TOO_LONG");
       const query = getQuery(req.url);
       const paths = query.getAll("p");
       if (paths.length === 0) return sendErrorPage(res, "BAD_REQUEST");
@@ -58,11 +59,10 @@ export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler 
       }
       query.delete("p");
       const asked = [...shapes].map(
-        (shape) => `p=${encodeURIComponent(shape).replace(/%2F/g, "/").replace(/%3A/g, ":")}`,
+        (shape) => `p=${encodeURIComponent(shape).replace(/%2F|%3A/g, decodeURIComponent)}`,
       );
       const target = `${req.path}?${[...asked, query.toString()].filter(Boolean).join("&")}`;
-      if (res.locals.origin.length + target.length > MAX_DISCOVERY_URL)
-        return sendErrorPage(res, "URI_TOO_LONG");
+      if (isTooLong(target)) return sendErrorPage(res, "URI_TOO_LONG");
       req.url = req.originalUrl = target;
       next();
     }
@@ -89,11 +89,9 @@ function createShaper(build: ServerBuild) {
   for (const segment of paths.flatMap((path) => path.split("/"))) {
     if (!segment.startsWith(":") && segment !== "*") named.add(segment.replace(/\?$/, "").toLowerCase());
   }
-  return (segment: string) => {
-    if (segment === "" || /[?#]/.test(segment) || named.has(decodeSegment(segment).toLowerCase()))
-      return segment;
-    return ANY_SEGMENT;
-  };
+  const keepsItself = (segment: string) =>
+    segment === "" || /[?#]/.test(segment) || named.has(decodeSegment(segment).toLowerCase());
+  return (segment: string) => (keepsItself(segment) ? segment : ANY_SEGMENT);
 }
 
 /** The query of a request target, read as Remix's URL parser reads it (a later `?` is part of it). */

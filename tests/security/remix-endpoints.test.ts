@@ -112,6 +112,11 @@ describe("route discovery (/__manifest)", () => {
       () => discovery(["/things", `/${"a".repeat(DISCOVERY_URL_LIMIT)}`]),
       "URI_TOO_LONG",
     ],
+    [
+      "a p that grows past the limit once written out",
+      () => discovery([`/x?${"+".repeat(7_000)}`]),
+      "URI_TOO_LONG",
+    ],
     ["no p at all", () => `/__manifest?version=${version}`, "BAD_REQUEST"],
   ])("%s", async (name, target, expected) => {
     const { worstCpu, statuses } = await measure(name, async () => (await get(target())).status);
