@@ -1,10 +1,9 @@
-import { readdirSync } from "node:fs";
 import path from "node:path";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
-import { getError, getErrorForStatus } from "~/lib/errors";
+import { getErrorForStatus } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
 import { parseTraceparent } from "~/lib/trace-context.server";
 import { createEdge } from "./edge/request-checks";
@@ -16,6 +15,7 @@ import { createRemixHandler } from "./remix/remix-handler";
 import { createRequestLog } from "./observability/request-log";
 import { createRouteLabeler } from "./observability/route-label";
 import { createSecurityHeaders } from "./edge/security-headers";
+import { serveBuildFiles, servePublicFiles } from "./static/static-files";
 import type { Tracing } from "./observability/tracing";
 
 type Options = {
@@ -47,23 +47,14 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
   );
   app.use(drain);
   app.use(createSecurityHeaders(config));
-  app.use(createEdge(config, { store: sharedRateLimit?.store, onRateLimited: metrics?.countRateLimited }));
-  app.use(compression());
-
-  const publicDir = path.resolve("public");
-  // Fingerprinted by the build, so they never change: cache for a year.
   app.use(
-    "/build",
-    markStatic,
-    express.static(path.join(publicDir, "build"), {
-      immutable: true,
-      maxAge: "1y",
-      index: false,
-      redirect: false,
-    }),
-    plainNotFound,
+    createEdge(config, build, { store: sharedRateLimit?.store, onRateLimited: metrics?.countRateLimited }),
   );
+  const publicDir = path.resolve("public");
+  app.use("/build", serveBuildFiles(path.join(publicDir, "build")));
   app.use(servePublicFiles(publicDir));
+  // Pages only: static files are sent as the build compressed them.
+  app.use(compression());
 
   app.all(
     "*",
@@ -77,42 +68,6 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
   app.use(lastResort);
   return app;
 }
-
-/**
- * Other public files (favicon, robots.txt ...) with a short cache. They are listed once at
- * start, so a page request costs a set lookup rather than a file-system call; files are deployed
- * with the build, and a new one is served after a restart.
- */
-function servePublicFiles(publicDir: string): RequestHandler {
-  const files = new Set(
-    readdirSync(publicDir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map(
-        (entry) =>
-          "/" + path.relative(publicDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"),
-      )
-      .filter((urlPath) => !urlPath.startsWith("/build/")),
-  );
-  const serveStatic = express.static(publicDir, { maxAge: "1h", index: false, redirect: false });
-  return (req, res, next) => {
-    if (!files.has(req.path)) return next();
-    res.locals.route = STATIC_ROUTE;
-    serveStatic(req, res, next);
-  };
-}
-
-// Static files share one route label: their paths are many, and not routes.
-const STATIC_ROUTE = "static";
-
-const markStatic: RequestHandler = (_req, res, next) => {
-  res.locals.route = STATIC_ROUTE;
-  next();
-};
-
-// A missing asset may be deployed a moment later: no cache may keep its 404.
-const plainNotFound: RequestHandler = (_req, res) => {
-  res.status(404).set("Cache-Control", "no-store").type("text/plain").send(getError("NOT_FOUND").title);
-};
 
 /**
  * Answers what went wrong with the catalogue's page. Refusals (HttpError, or the 4xx status

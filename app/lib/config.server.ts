@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
   /** Time a client has to send the whole request. */
   REQUEST_TIMEOUT_MS: milliseconds.default(30_000),
+  /** How long an answer may wait on a client that has stopped reading it before the connection is closed. */
+  SEND_TIMEOUT_MS: milliseconds.default(30_000),
   /** How long an idle keep-alive connection stays open. */
   KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(5_000),
   /** Largest request body accepted, in bytes; larger ones are refused with 413. */

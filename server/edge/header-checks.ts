@@ -25,6 +25,15 @@ const SINGLE_VALUE_HEADERS = new Set([
   "sec-fetch-dest",
 ]);
 
+// Node's default count; the server keeps one header more (main.ts), so a request over it shows.
+export const MAX_HEADER_COUNT = 2_000;
+
+/** Node drops the headers past its count silently, and one the edge judges could be among them. */
+export const refuseTooManyHeaders: RequestHandler = (req, res, next) => {
+  if (req.rawHeaders.length / 2 > MAX_HEADER_COUNT) return sendErrorPage(res, "HEADERS_TOO_LARGE");
+  next();
+};
+
 export const refuseRepeatedHeaders: RequestHandler = (req, res, next) => {
   const seen = new Set<string>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {

@@ -1,13 +1,16 @@
 import type { RequestHandler } from "express";
 import { rateLimit, type Store } from "express-rate-limit";
+import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
 import { hasBody, sendErrorPage } from "./error-page";
 import {
   refuseRepeatedHeaders,
+  refuseTooManyHeaders,
   requireKnownExpectation,
   requirePlainFraming,
   sendContinue,
 } from "./header-checks";
+import { getQuery, MAX_PATH_SEGMENTS, requireBoundedRemixRequests } from "./remix-endpoints";
 import { createRequestOrigin } from "./request-origin";
 
 export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
@@ -24,14 +27,20 @@ type RateLimitOptions = {
   onRateLimited?: () => void;
 };
 
-export function createEdge(config: Config, rateLimit: RateLimitOptions = {}): RequestHandler[] {
+export function createEdge(
+  config: Config,
+  build: ServerBuild,
+  rateLimit: RateLimitOptions = {},
+): RequestHandler[] {
   return [
+    refuseTooManyHeaders,
     refuseRepeatedHeaders,
     requireKnownExpectation,
     ...(config.TRUST_PROXY ? [] : [dropForwardedHeaders]),
     createRequestOrigin(config),
     requireAllowedMethod,
     requireAppTarget,
+    requireBoundedRemixRequests(build),
     requireSameOrigin,
     requirePlainFraming,
     requireAcceptableBody(config.BODY_LIMIT_BYTES),
@@ -53,17 +62,13 @@ const requireAllowedMethod: RequestHandler = (req, res, next) => {
   sendErrorPage(res, "METHOD_NOT_ALLOWED", { Allow: ALLOWED_METHODS.join(", ") });
 };
 
-// Remix matches every parent of a page's path while rendering it: quadratic in the segments.
-const MAX_PATH_SEGMENTS = 32;
-
 /**
  * Only origin-form targets ("/path?query") name a resource here (absolute-form is for proxies),
  * and `?_data=` asks for Remix's pre-single-fetch data requests, which nothing here sends. No
  * page has more than MAX_PATH_SEGMENTS segments.
  */
 const requireAppTarget: RequestHandler = (req, res, next) => {
-  const query = req.url.split("?", 2)[1];
-  const isDataRequest = query !== undefined && new URLSearchParams(query).has("_data");
+  const isDataRequest = getQuery(req.url).has("_data");
   if (!req.url.startsWith("/") || isDataRequest) return sendErrorPage(res, "BAD_REQUEST");
   const segments = req.path.split("/").filter(Boolean).length;
   if (segments > MAX_PATH_SEGMENTS) return sendErrorPage(res, "URI_TOO_LONG");

@@ -7,6 +7,8 @@ import { logger, routeConsoleToLogger } from "~/lib/logger.server";
 import { createApp } from "../app";
 import { handleClientError, refuseConnect } from "../edge/client-error";
 import { createDrain } from "./drain";
+import { closeStalledConnections } from "./stalled-connections";
+import { MAX_HEADER_COUNT } from "../edge/header-checks";
 import { limitPipelining } from "../edge/pipelining";
 import { describeInFlight } from "../observability/request-context";
 import { startMetrics } from "../observability/metrics";
@@ -57,6 +59,8 @@ const server = createServer(
   app,
 );
 server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
+server.maxHeadersCount = MAX_HEADER_COUNT + 1;
+closeStalledConnections(server, config.SEND_TIMEOUT_MS);
 server.on("clientError", handleClientError);
 server.on("connect", refuseConnect);
 // The edge judges a request before its client is told to send the body, and answers any other

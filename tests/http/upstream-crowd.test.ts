@@ -1,11 +1,10 @@
 import http from "node:http";
-import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
-import { askServer, startSuiteServer, type RunningServer } from "../support/server";
+import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
+import { startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 // 200 visitors on a page whose call never answers: every deadline passes within a short time.
@@ -17,7 +16,6 @@ import { startUpstream, type Upstream } from "../support/upstream";
 const VISITORS = 200;
 const DEADLINE_MS = 2_000;
 const PROBE_INTERVAL_MS = 10;
-const loopDelayScript = pathToFileURL(path.join(import.meta.dirname, "../support/loop-delay.js")).href;
 
 let upstream: Upstream;
 
@@ -36,7 +34,7 @@ describe.each([
     () => ({
       API_BASE_URL: upstream.url,
       API_TIMEOUT_MS: String(DEADLINE_MS),
-      NODE_OPTIONS: `--import ${loopDelayScript}`,
+      NODE_OPTIONS: LOOP_DELAY_OPTIONS,
     }),
     { cwd: referenceAppBuild, expectedStatuses: [504] },
   );
@@ -120,11 +118,6 @@ async function probeUntil(server: RunningServer, agent: http.Agent, until: Promi
     await sleep(PROBE_INTERVAL_MS);
   }
   return latencies;
-}
-
-/** The server's event loop delay since the last reading (tests/support/loop-delay.js). */
-function readLoopDelay(server: RunningServer) {
-  return askServer<{ maxMs: number; p99Ms: number }>(server, "loop-delay");
 }
 
 /** How long the server took over each request for `page`, from its request log. */

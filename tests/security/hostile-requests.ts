@@ -194,6 +194,12 @@ export const hostileCases: HostileCase[] = [
     page: "BAD_REQUEST",
   },
   {
+    name: "legacy ?_data= after a second ?",
+    request: http("GET /?a=?&_data=root HTTP/1.1"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
     name: "legacy ?_data= POST",
     request: form([], "POST /?_data=routes%2F_site HTTP/1.1"),
     status: 400,
@@ -548,6 +554,21 @@ export const hostileCases: HostileCase[] = [
     request: http("GET / HTTP/1.1", [`Cookie: a=${"b".repeat(20_000)}`]),
     status: 431,
     page: "HEADERS_TOO_LARGE",
+  },
+  {
+    name: "2,001 headers, a text/plain Content-Type 2,001st (Node would drop it)",
+    request: http(
+      "POST / HTTP/1.1",
+      [...Array(1_997).fill("x: y"), "Content-Length: 3", "Content-Type: text/plain"],
+      "a=1",
+    ),
+    status: 431,
+    page: "HEADERS_TOO_LARGE",
+  },
+  {
+    name: "2,000 headers (Node's count, allowed)",
+    request: http("GET / HTTP/1.1", Array(1_998).fill("x: y")),
+    status: 200,
   },
   {
     name: "tampered cookies (ignored)",

@@ -1,17 +1,12 @@
-import { readFileSync } from "node:fs";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { parseResponse, sendRaw } from "../support/raw-http";
 import { oneByteChunks } from "./hostile-requests";
 import { expectNoServerErrors, startServer, startSuiteServer } from "../support/server";
 import { getHeading } from "../support/html";
+import { readRssMegabytes } from "../support/process-stats";
 
 const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
-
-function readRssMegabytes(pid: number) {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(match![1]) / 1024;
-}
 
 /**
  * Sends headers, then streams `size` bytes in 64 KB pieces until the server answers or closes;

@@ -20,7 +20,14 @@ const fixtureApp = path.join(projectRoot, "tests/fixtures/reference-app");
 export const referenceAppBuild = path.join(projectRoot, "node_modules/.cache/reference-app");
 
 // Everything the fixture build is made from; a change to any of it rebuilds.
-const SOURCES = ["app", "public", "tests/fixtures/reference-app", "remix.config.js", "package-lock.json"];
+const SOURCES = [
+  "app",
+  "public",
+  "tests/fixtures/reference-app",
+  "remix.config.js",
+  "package-lock.json",
+  "server/static/precompress.ts",
+];
 const appBrowserBuild = path.join(projectRoot, "public/build");
 const stampFile = path.join(referenceAppBuild, "source-hash");
 const lockDir = `${referenceAppBuild}.lock`;
@@ -44,6 +51,11 @@ export async function buildReferenceApp(): Promise<string> {
         cwd: fixtureApp,
         env: { ...process.env, NODE_ENV: "production" },
       });
+      // As `npm run build` does for the app: each text file with its compressed copies.
+      await promisify(execFile)(path.join(projectRoot, "node_modules/.bin/tsx"), [
+        path.join(projectRoot, "server/static/precompress.ts"),
+        path.join(referenceAppBuild, "public/build"),
+      ]);
       // The app's own public files (the favicon) beside the fixture's browser build.
       cpSync(path.join(projectRoot, "public"), path.join(referenceAppBuild, "public"), {
         recursive: true,

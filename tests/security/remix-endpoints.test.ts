@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import { getHeading } from "../support/html";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
+import { createCostMeter, LOOP_DELAY_OPTIONS } from "../support/request-cost";
+import { startSuiteServer } from "../support/server";
+
+/**
+ * The requests Remix answers by itself with lists the visitor writes (route discovery's `p`,
+ * single fetch's `_routes`, `?index`), against the reference app's build: its routes have
+ * params, as a real app's do. Each is measured by createCostMeter; the target is about 50 ms of
+ * the main thread's CPU, the assertion allows 250 ms.
+ */
+const MAX_CPU_MS = 250;
+// Remix's and its browser code's limit on a route discovery URL, origin included.
+const DISCOVERY_URL_LIMIT = 7_680;
+
+beforeAll(() => buildReferenceApp());
+
+const server = startSuiteServer({ NODE_OPTIONS: LOOP_DELAY_OPTIONS }, { cwd: referenceAppBuild });
+const { measure, print } = createCostMeter(server, { loopDelay: true });
+let version = "";
+
+beforeAll(async () => {
+  // The build's version, where a browser finds it: in the manifest module the page loads.
+  const page = await (await fetch(`${server.url}/not-a-page`)).text();
+  const manifestUrl = /\/build\/manifest-\w+\.js/.exec(page)![0];
+  const manifest = await (await fetch(server.url + manifestUrl)).text();
+  version = /"version":"(\w+)"/.exec(manifest)![1]!;
+});
+
+afterAll(print);
+
+async function get(target: string, init?: RequestInit) {
+  const response = await fetch(server.url + target, init);
+  return { status: response.status, body: await response.text() };
+}
+
+// As an attacker writes it: a browser percent-encodes each slash, which only lengthens the URL.
+const discovery = (paths: string[]) =>
+  `/__manifest?${paths.map((path) => `p=${path}`).join("&")}&version=${version}`;
+
+/** `count` paths of `segments` segments each, a route's name (`things`) or not (`x`) as the bits of their index say. */
+const distinctShapes = (count: number, segments: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `/${Array.from({ length: segments }, (_, bit) => ((i >> bit) & 1 ? "things" : "x")).join("/")}`,
+  );
+
+/** `count` paths of `segments` segments each, none of them named by a route: one shape. */
+const distinctValues = (count: number, segments: number) =>
+  Array.from({ length: count }, (_, i) => `/${i}${"/a".repeat(segments - 1)}`);
+
+function expectRefusal({ status, body }: { status: number; body: string }, code: ErrorCode) {
+  expect(status).toBe(errorCatalogue[code].status);
+  expect(getHeading(body)).toBe(errorCatalogue[code].title);
+}
+
+describe("route discovery (/__manifest)", () => {
+  it("answers the routes of the paths a page links to, as a browser asks", async () => {
+    const links = Array.from({ length: 100 }, (_, i) => `/things/${i}${i % 2 ? "/edit" : ""}`);
+    const query = new URLSearchParams([...links, "/things/new", "/things"].sort().map((path) => ["p", path]));
+    query.set("version", version);
+    expect(`${server.url}/__manifest?${query}`.length).toBeLessThanOrEqual(DISCOVERY_URL_LIMIT);
+    const { status, body } = await get(`/__manifest?${query}`);
+    expect(status).toBe(200);
+    expect(Object.keys(JSON.parse(body) as object)).toEqual(
+      expect.arrayContaining([
+        "routes/_site.things",
+        "routes/_site.things.$id",
+        "routes/_site.things_.$id.edit",
+        "routes/_site.things_.new",
+      ]),
+    );
+  });
+
+  it.each([
+    ["in upper case", "/THINGS/NEW", "routes/_site.things_.new"],
+    ["percent-encoded", "/%74hings/%6Eew", "routes/_site.things_.new"],
+    ["with a query in the path", "/things/new?x", "routes/_site.things_.new"],
+    ["around a value with spaces and a plus", "/things/a+b%20c/edit", "routes/_site.things_.$id.edit"],
+  ])("answers the routes of a path %s as Remix matches it", async (_, path, routeId) => {
+    const { status, body } = await get(discovery([path]));
+    expect(status).toBe(200);
+    expect(Object.keys(JSON.parse(body) as object)).toContain(routeId);
+  });
+
+  it("tells a page of an older build to reload, as Remix does", async () => {
+    const response = await fetch(`${server.url}/__manifest?p=/things&version=0ld`);
+    expect(response.status).toBe(204);
+    expect(response.headers.get("x-remix-reload-document")).toBe("true");
+  });
+
+  it("warms up with ordinary route discovery", async () => {
+    for (let i = 0; i < 5; i++) expect((await get(discovery(["/things", `/things/${i}`]))).status).toBe(200);
+  });
+
+  it.each<[string, () => string, ErrorCode | 200]>([
+    ["one p of 3,800 segments (the reported attack)", () => discovery(["/a".repeat(3_800)]), "URI_TOO_LONG"],
+    ["one p of 7,600 slashes", () => discovery(["/".repeat(7_600)]), "URI_TOO_LONG"],
+    ["one p of 33 segments", () => discovery(distinctValues(1, 33)), "URI_TOO_LONG"],
+    ["one p of 32 segments", () => discovery(distinctValues(1, 32)), 200],
+    ["1,000 p of one segment each (one shape)", () => discovery(distinctValues(1_000, 1)), 200],
+    ["100 p of 32 segments each (one shape)", () => discovery(distinctValues(100, 32)), 200],
+    ["8 p of 32 segments in 8 shapes (246 paths)", () => discovery(distinctShapes(8, 32)), 200],
+    ["16 p of 32 segments in 16 shapes (478 paths)", () => discovery(distinctShapes(16, 32)), "URI_TOO_LONG"],
+    ["64 p of 9 segments in 64 shapes (318 paths)", () => discovery(distinctShapes(64, 9)), "URI_TOO_LONG"],
+    ["600 copies of one p", () => discovery(Array(600).fill("/things/1")), 200],
+    ["p of 2 KB in one segment", () => discovery([`/${"a".repeat(2_000)}`, "/things"]), 200],
+    [
+      "a URL over Remix's limit",
+      () => discovery(["/things", `/${"a".repeat(DISCOVERY_URL_LIMIT)}`]),
+      "URI_TOO_LONG",
+    ],
+    [
+      "a p that grows past the limit once written out",
+      () => discovery([`/x?${"+".repeat(7_000)}`]),
+      "URI_TOO_LONG",
+    ],
+    ["no p at all", () => `/__manifest?version=${version}`, "BAD_REQUEST"],
+  ])("%s", async (name, target, expected) => {
+    const { worstCpu, statuses } = await measure(name, async () => (await get(target())).status);
+    if (expected === 200) expect(statuses).toEqual([200]);
+    else expectRefusal(await get(target()), expected);
+    expect(worstCpu).toBeLessThan(MAX_CPU_MS);
+  });
+
+  it("refuses a write to it", async () => {
+    const response = await fetch(server.url + discovery(["/things"]), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "a=1",
+    });
+    expectRefusal({ status: response.status, body: await response.text() }, "METHOD_NOT_ALLOWED");
+    expect(response.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("single fetch (.data)", () => {
+  it.each<[string, () => string, ErrorCode | 200]>([
+    ["_routes as a browser sends it", () => "/things/new.data?_routes=root", 200],
+    [
+      "_routes naming a route the build does not have",
+      () => "/things/new.data?_routes=root,nope",
+      "BAD_REQUEST",
+    ],
+    [
+      "_routes of 2,000 ids",
+      () => `/things/new.data?_routes=${Array(2_000).fill("root").join(",")}`,
+      "BAD_REQUEST",
+    ],
+    ["_routes twice", () => "/things/new.data?_routes=root&_routes=routes/_site", "BAD_REQUEST"],
+    ["?index 2,000 times", () => `/things/new.data?${"index&".repeat(2_000)}_routes=root`, 200],
+    ["a path of 33 segments", () => `/${"a/".repeat(32)}a.data`, "URI_TOO_LONG"],
+    ["Remix's legacy ?_data=", () => "/things/new?_data=root", "BAD_REQUEST"],
+  ])("%s", async (name, target, expected) => {
+    const { worstCpu, statuses } = await measure(name, async () => (await get(target())).status);
+    if (expected === 200) expect(statuses).toEqual([200]);
+    else expectRefusal(await get(target()), expected);
+    expect(worstCpu).toBeLessThan(MAX_CPU_MS);
+  });
+});

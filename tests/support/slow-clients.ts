@@ -1,0 +1,97 @@
+import { readdirSync, statSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { expect } from "vitest";
+import { readRssMegabytes } from "./process-stats";
+import { readLoopDelay } from "./request-cost";
+import { projectRoot, type RunningServer } from "./server";
+
+/** The issue's bound: memory under clients that never read stays within this of idle, and returns. */
+export const MAX_MEMORY_GROWTH_MB = 256;
+
+/** The largest JavaScript file of the app's browser build (`npm run build`), the one attacks ask for. */
+export function findLargestChunk() {
+  const directory = path.join(projectRoot, "public/build/_shared");
+  const [largest] = readdirSync(directory)
+    .filter((name) => name.endsWith(".js"))
+    .map((name) => ({
+      name,
+      file: path.join(directory, name),
+      size: statSync(path.join(directory, name)).size,
+    }))
+    .sort((a, b) => b.size - a.size);
+  return { ...largest!, url: `/build/_shared/${largest!.name}` };
+}
+
+/** An answer as it came on the wire, its body not decoded. */
+export async function getRaw(url: string, headers: Record<string, string> = {}, method = "GET") {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>(
+    (resolve, reject) => {
+      http
+        .request(url, { method, headers, agent: false }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () =>
+            resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }),
+          );
+        })
+        .on("error", reject)
+        .end();
+    },
+  );
+}
+
+/**
+ * Opens `connections` connections that each send `request` (pipelined requests, often) and
+ * never read what comes back; `leave` closes them from the client's side.
+ */
+export function openNonReaders(port: number, connections: number, request: string) {
+  const sockets = Array.from({ length: connections }, () => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.pause();
+    socket.on("error", () => {});
+    socket.write(request);
+    return socket;
+  });
+  return { leave: () => sockets.forEach((socket) => socket.destroy()) };
+}
+
+/**
+ * The server's memory and event loop while `attack` runs for `durationMs`, and 2 s after it
+ * ends: its idle RSS first, the highest seen meanwhile (sampled every 50 ms), the figure after,
+ * the loop's longest delay and the slowest /healthz sent meanwhile (each on a connection of its
+ * own, closed after it), all printed under `name`.
+ */
+export async function measureUnderAttack(
+  server: RunningServer,
+  name: string,
+  attack: () => { leave: () => void },
+  durationMs = 5_000,
+) {
+  const pid = server.child.pid!;
+  const idle = readRssMegabytes(pid);
+  await readLoopDelay(server);
+  let peak = idle;
+  let slowestHealthz = 0;
+  const attacker = attack();
+  const until = performance.now() + durationMs;
+  while (performance.now() < until) {
+    const start = performance.now();
+    expect((await getRaw(`${server.url}/healthz`)).status).toBe(200);
+    slowestHealthz = Math.max(slowestHealthz, performance.now() - start);
+    peak = Math.max(peak, readRssMegabytes(pid));
+    await sleep(50);
+  }
+  const loopDelayMs = (await readLoopDelay(server)).maxMs;
+  attacker.leave();
+  await sleep(2_000);
+  const after = readRssMegabytes(pid);
+  const mb = (value: number) => `${Math.round(value)} MB`;
+  console.log(
+    `${name}: RSS idle ${mb(idle)}, peak ${mb(peak)} (+${mb(peak - idle)}), 2 s after they left ${mb(after)}` +
+      ` (+${mb(after - idle)}); loop delay at most ${loopDelayMs} ms, slowest /healthz ${Math.round(slowestHealthz)} ms`,
+  );
+  return { idle, peak, after, loopDelayMs };
+}
