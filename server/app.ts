@@ -48,7 +48,7 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
   app.use(drain);
   app.use(createSecurityHeaders(config));
   app.use(createEdge(config, { store: sharedRateLimit?.store, onRateLimited: metrics?.countRateLimited }));
-  app.use(compression());
+  app.use(compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }));
 
   const publicDir = path.resolve("public");
   // Fingerprinted by the build, so they never change: cache for a year.

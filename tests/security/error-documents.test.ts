@@ -1,0 +1,84 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { startSuiteServer, type RunningServer } from "../support/server";
+
+// An error document is rendered once and sent again to whoever would get the very same one;
+// each still gets its own nonce, and a visitor's own layout (here the theme).
+
+const server = startSuiteServer();
+
+async function visit(path: string, cookie?: string) {
+  const response = await fetch(`${server.url}${path}`, { headers: cookie ? { cookie } : {} });
+  const html = await response.text();
+  const nonce = /'nonce-([^']+)'/.exec(response.headers.get("content-security-policy") ?? "")?.[1];
+  return { status: response.status, html, nonce };
+}
+
+async function getThemeCookie(theme: string) {
+  const response = await fetch(`${server.url}/preferences/theme`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ theme, redirectTo: "/" }).toString(),
+  });
+  return response.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+const nonces = (html: string) => [...html.matchAll(/nonce="([^"]+)"/g)].map((match) => match[1]);
+const withoutNonces = (html: string) => html.replaceAll(/nonce="[^"]+"/g, "");
+const themeOf = (html: string) => /<html lang="en" data-theme="(\w+)"/.exec(html)?.[1];
+
+/** CPU time the server's main thread has had so far, in milliseconds (Linux schedstat). */
+function readMainThreadCpuMs(running: RunningServer) {
+  const pid = running.child.pid!;
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+}
+
+describe("an error document sent again", () => {
+  it("carries each request's own nonce, the one its policy names, and nothing else differs", async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await visit("/no-such-page?again"));
+    for (const { status, html, nonce } of answers) {
+      expect(status).toBe(404);
+      expect(nonces(html).length).toBeGreaterThan(0);
+      expect(new Set(nonces(html))).toEqual(new Set([nonce]));
+    }
+    expect(new Set(answers.map(({ nonce }) => nonce)).size).toBe(3);
+    expect(new Set(answers.map(({ html }) => withoutNonces(html))).size).toBe(1);
+  });
+
+  it("shows each visitor their own theme", async () => {
+    const dark = await getThemeCookie("dark");
+    const light = await getThemeCookie("light");
+    const themes = [];
+    for (const cookie of [dark, light, undefined, dark, light, undefined])
+      themes.push(themeOf((await visit("/no-such-page?themed", cookie)).html));
+    expect(themes).toEqual(["dark", "light", "system", "dark", "light", "system"]);
+  });
+
+  it("is sent for each address its own, with that address in its forms", async () => {
+    const first = await visit("/no-such-page/first");
+    const second = await visit("/no-such-page/second");
+    expect(first.html).toContain('value="/no-such-page/first"');
+    expect(second.html).toContain('value="/no-such-page/second"');
+    expect(second.html).not.toContain("/no-such-page/first");
+  });
+
+  it("prints the CPU one costs, rendered and sent again", async () => {
+    const ROUNDS = 300;
+    const measure = async (path: (i: number) => string) => {
+      const before = readMainThreadCpuMs(server);
+      const statuses = new Set<number>();
+      for (let i = 0; i < ROUNDS; i++) statuses.add((await visit(path(i))).status);
+      expect([...statuses]).toEqual([404]);
+      return (readMainThreadCpuMs(server) - before) / ROUNDS;
+    };
+    // Each address its own document: each one rendered.
+    const rendered = await measure((i) => `/no-such-page/rendered-${i}`);
+    const sentAgain = await measure(() => "/no-such-page/again");
+    console.log(
+      `CPU per 404 document: ${rendered.toFixed(2)} ms rendered, ${sentAgain.toFixed(2)} ms sent again ` +
+        `(${ROUNDS} of each, one after another)`,
+    );
+  });
+});
