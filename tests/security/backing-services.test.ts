@@ -14,7 +14,7 @@ import { askServer, expectNoServerErrors, startServer, type RunningServer } from
 
 const LIMIT = 3;
 // Redis answers LOADING for a few seconds while it loads this many keys.
-const DATASET_KEYS = 30_000;
+const DATASET_KEYS = 20_000;
 const KEY_LOAD_DELAY_US = 50;
 // "Within a few seconds of Redis being ready."
 const MAX_RECOVERY_MS = 5_000;
@@ -28,7 +28,10 @@ let dataDir: string;
 const figures: string[] = [];
 // Each write comes from its own forwarded address unless told: a fresh budget, counted from zero.
 let addresses = 0;
-const nextAddress = () => `198.51.100.${++addresses}`;
+const nextAddress = () => {
+  const n = ++addresses;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+};
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), "redis-data-"));
@@ -101,6 +104,7 @@ async function expectCountedAgain(state: string, readyAt: number) {
 }
 
 const countingLines = () => server.output().match(/rate limit: counting in Redis/g)?.length ?? 0;
+const failureLines = () => server.output().match(/rate limit: Redis failed/g)?.length ?? 0;
 
 /** Four visitors writing back to back until `until` settles; every answer is the write's own. */
 async function writeThroughout(until: Promise<unknown>) {
@@ -180,5 +184,12 @@ describe("the shared limit", () => {
       readyAt,
     );
     expect(countingLines()).toBe(countedBefore + 1);
+  });
+
+  it("said each failure and each recovery once, not once a write", () => {
+    figures.push(`  log: ${countingLines()} "counting in Redis", ${failureLines()} "Redis failed"`);
+    // The four states, the slow one twice (past the deadline, then the new connection's load).
+    expect(failureLines()).toBeLessThanOrEqual(8);
+    expect(countingLines()).toBeLessThanOrEqual(failureLines() + 1);
   });
 });
