@@ -7,8 +7,9 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { hasDeferredData } from "./lib/deferred-data.server";
 import {
-  getErrorDocumentKey,
   finishErrorDocument,
+  getErrorDocumentKey,
+  isAskedAgain,
   NONCE_PLACEHOLDER,
   takeErrorDocument,
 } from "./lib/error-documents.server";
@@ -45,7 +46,8 @@ export default function handleRequest(
     responseHeaders.set("Content-Length", String(kept.byteLength));
     return respond(kept as Uint8Array<ArrayBuffer>);
   }
-  const renderedNonce = errorDocumentKey ? NONCE_PLACEHOLDER : nonce;
+  const keptAs = errorDocumentKey && isAskedAgain(errorDocumentKey) ? errorDocumentKey : undefined;
+  const renderedNonce = keptAs ? NONCE_PLACEHOLDER : nonce;
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -59,9 +61,7 @@ export default function handleRequest(
     const sendWholeDocument = () => {
       const body = new PassThrough();
       buffer(body).then((rendered) => {
-        const whole = errorDocumentKey
-          ? finishErrorDocument(rendered, nonce!, errorDocumentKey, !failed)
-          : rendered;
+        const whole = keptAs ? finishErrorDocument(rendered, nonce!, keptAs, !failed) : rendered;
         responseHeaders.set("Content-Length", String(whole.byteLength));
         // A Buffer read from a stream sits on a plain ArrayBuffer, never a shared one.
         resolve(respond(whole as Uint8Array<ArrayBuffer>));

@@ -8,9 +8,11 @@ import { isRouteErrorResponse } from "@remix-run/react";
  * keyed on everything it is rendered from (method, URL, status, and every route's data and
  * errors, so whatever the layout shows of a visitor is in the key), rendered with a placeholder
  * for the nonce, and each request gets its own nonce put in. Only documents made of plain data
- * and catalogue errors are kept, and only the last MAX_DOCUMENTS.
+ * and catalogue errors are kept, only once asked for a second time (a scan of unique addresses
+ * keeps nothing), and only the last MAX_DOCUMENTS.
  */
 const MAX_DOCUMENTS = 64;
+const MAX_ASKED_ONCE = 256;
 // A key this long is not worth keeping: its data is no error document's.
 const MAX_KEY_LENGTH = 16_384;
 
@@ -18,6 +20,7 @@ const MAX_KEY_LENGTH = 16_384;
 export const NONCE_PLACEHOLDER = randomBytes(16).toString("base64url");
 
 const documents = new Map<string, Buffer[]>();
+const askedOnce = new Set<string>();
 
 class NotPlainData extends Error {}
 
@@ -51,6 +54,14 @@ export function getErrorDocumentKey(request: Request, status: number, context: E
     if (error instanceof NotPlainData) return undefined;
     throw error;
   }
+}
+
+/** Whether the document for `key` is worth keeping once rendered: it was asked for before. */
+export function isAskedAgain(key: string) {
+  if (askedOnce.delete(key)) return true;
+  if (askedOnce.size >= MAX_ASKED_ONCE) askedOnce.delete(askedOnce.values().next().value!);
+  askedOnce.add(key);
+  return false;
 }
 
 /** The kept document for `key`, with `nonce` in it. */
