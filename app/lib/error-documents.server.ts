@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { EntryContext } from "@remix-run/node";
 import { isRouteErrorResponse } from "@remix-run/react";
 
@@ -49,7 +49,8 @@ export function getErrorDocumentKey(request: Request, status: number, context: E
       [request.method, request.url, status, loaderData, actionData ?? null, routeErrors],
       requirePlainData,
     );
-    return key.length <= MAX_KEY_LENGTH ? key : undefined;
+    // Kept by digest: what a key holds of a visitor stays in the document only.
+    return key.length <= MAX_KEY_LENGTH ? createHash("sha256").update(key).digest("base64") : undefined;
   } catch (error) {
     if (error instanceof NotPlainData) return undefined;
     throw error;
