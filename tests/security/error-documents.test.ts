@@ -1,11 +1,16 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import { startSuiteServer, type RunningServer } from "../support/server";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
+import { askServer, startSuiteServer, type RunningServer } from "../support/server";
+import { startUpstream, type Upstream } from "../support/upstream";
 
 // An error document asked for again is kept and sent again to whoever would get the very same
 // one; each still gets its own nonce, and a visitor's own layout (here the theme).
 
 const server = startSuiteServer();
+const loopDelayScript = pathToFileURL(path.join(import.meta.dirname, "../support/loop-delay.js")).href;
 
 async function visit(path: string, cookie?: string) {
   const response = await fetch(`${server.url}${path}`, { headers: cookie ? { cookie } : {} });
@@ -82,5 +87,44 @@ describe("an error document sent again", () => {
       `CPU per 404 document: ${rendered.toFixed(2)} ms rendered, ${sentAgain.toFixed(2)} ms sent again ` +
         `(${ROUNDS} of each, one after another)`,
     );
+  });
+});
+
+describe("a storm of visitors on an API answering 503", () => {
+  const VISITORS = 100;
+  let api: Upstream;
+  beforeAll(async () => {
+    await buildReferenceApp();
+    api = await startUpstream();
+    api.handle((_req, res) => res.writeHead(503).end());
+    return () => api.close();
+  });
+  const fixture = startSuiteServer(
+    () => ({ API_BASE_URL: api.url, NODE_OPTIONS: `--import ${loopDelayScript}` }),
+    { cwd: referenceAppBuild, expectedStatuses: [503] },
+  );
+
+  it("answers each its 503 page, the page rendered about once", async () => {
+    await (await fetch(`${fixture.url}/call/1`)).arrayBuffer();
+    await askServer(fixture, "loop-delay");
+    const timings: number[] = [];
+    const statuses = new Set<number>();
+    await Promise.all(
+      Array.from({ length: VISITORS }, async () => {
+        const started = performance.now();
+        const response = await fetch(`${fixture.url}/call/1`);
+        await response.arrayBuffer();
+        statuses.add(response.status);
+        timings.push(performance.now() - started);
+      }),
+    );
+    const { maxMs } = await askServer<{ maxMs: number }>(fixture, "loop-delay");
+    const sorted = timings.sort((a, b) => a - b);
+    const at = (share: number) => Math.round(sorted[Math.floor(share * (sorted.length - 1))]!);
+    console.log(
+      `${VISITORS} visitors at once on /call/1, API answering 503: ` +
+        `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms; loop delay max ${maxMs} ms`,
+    );
+    expect([...statuses]).toEqual([503]);
   });
 });
