@@ -59,7 +59,7 @@ export function getErrorDocumentKey(request: Request, status: number, context: E
 
 /** Whether the document for `key` is worth keeping once rendered: it was asked for before. */
 export function isAskedAgain(key: string) {
-  if (askedOnce.delete(key)) return true;
+  if (askedOnce.has(key)) return true;
   if (askedOnce.size >= MAX_ASKED_ONCE) askedOnce.delete(askedOnce.values().next().value!);
   askedOnce.add(key);
   return false;
