@@ -72,6 +72,9 @@ export async function startSharedRateLimitStore(url: string, onError: () => void
 
 class CommandTimeoutError extends Error {}
 
+// Counted once on each load of the scripts; no client address looks like it.
+const PROBE_KEY = "probe:scripts-loaded";
+
 /**
  * The client's own command timeout ends only commands not yet sent; one sent to a Redis that has
  * stopped answering would wait for the socket to die. The reply may still come: it is ignored.
@@ -112,21 +115,28 @@ class ResilientRedisStore implements Store {
     return this.load();
   }
 
+  /**
+   * Loads the scripts and counts one write under PROBE_KEY: a Redis that takes the scripts but
+   * refuses writes (a replica, out of memory, a failed save) is not counting.
+   */
   private load() {
-    this.loaded ??= this.inner.init(this.options!).then(
-      () => {
-        if (this.counting) return;
-        this.counting = true;
-        warnStoreFailed.reset();
-        logger.info("rate limit: counting in Redis");
-      },
-      (error: unknown) => {
-        this.loaded = undefined;
-        this.counting = false;
-        warnStoreFailed({ err: error });
-        throw error;
-      },
-    );
+    this.loaded ??= this.inner
+      .init(this.options!)
+      .then(() => this.inner.increment(PROBE_KEY))
+      .then(
+        () => {
+          if (this.counting) return;
+          this.counting = true;
+          warnStoreFailed.reset();
+          logger.info("rate limit: counting in Redis");
+        },
+        (error: unknown) => {
+          this.loaded = undefined;
+          this.counting = false;
+          warnStoreFailed({ err: error });
+          throw error;
+        },
+      );
     return this.loaded;
   }
 

@@ -153,6 +153,20 @@ describe("the shared limit", () => {
     );
   });
 
+  it("lets writes through while Redis refuses them, says so once, and counts again once it takes them", async () => {
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    const [failedBefore, countedBefore] = [failureLines(), countingLines()];
+    // Redis refuses every write (NOREPLICAS) but still takes the scripts, as a replica would.
+    await admin.sendCommand(["CONFIG", "SET", "min-replicas-to-write", "1"]);
+    const writes = await writeThroughout(sleep(1_000));
+    expect(writes.every((write) => !write.counted)).toBe(true);
+    expect([failureLines(), countingLines()]).toEqual([failedBefore + 1, countedBefore]);
+    await admin.sendCommand(["CONFIG", "SET", "min-replicas-to-write", "0"]);
+    admin.destroy();
+    await expectCountedAgain(`refusing writes (${writes.length} writes)`, performance.now());
+  });
+
   it("recovers from a Redis restarted under writes that answers LOADING while it loads its data", async () => {
     const filler = createClient({ url: redis.url });
     await filler.connect();
@@ -188,8 +202,8 @@ describe("the shared limit", () => {
 
   it("said each failure and each recovery once, not once a write", () => {
     figures.push(`  log: ${countingLines()} "counting in Redis", ${failureLines()} "Redis failed"`);
-    // The four states, the slow one twice (past the deadline, then the new connection's load).
-    expect(failureLines()).toBeLessThanOrEqual(8);
+    // The five states, the slow one twice (past the deadline, then the new connection's load).
+    expect(failureLines()).toBeLessThanOrEqual(10);
     expect(countingLines()).toBeLessThanOrEqual(failureLines() + 1);
   });
 });
