@@ -38,7 +38,8 @@ export default function handleRequest(
     setPrivate(responseHeaders);
     return new Response(body, { headers: responseHeaders, status: responseStatusCode });
   };
-  // An error document is rendered once for all who get the same one (error-documents.server.ts).
+  // An error document asked for again is rendered once for all who get the same one
+  // (error-documents.server.ts).
   const errorDocumentKey =
     sendWhole && nonce ? getErrorDocumentKey(request, responseStatusCode, remixContext) : undefined;
   const kept = errorDocumentKey && takeErrorDocument(errorDocumentKey, nonce!);
