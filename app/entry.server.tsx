@@ -6,6 +6,13 @@ import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { hasDeferredData } from "./lib/deferred-data.server";
+import {
+  finishErrorDocument,
+  getErrorDocumentKey,
+  isAskedAgain,
+  NONCE_PLACEHOLDER,
+  takeErrorDocument,
+} from "./lib/error-documents.server";
 import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
 
@@ -26,26 +33,39 @@ export default function handleRequest(
   // document, and every document for a crawler, is sent whole, with its length.
   const sendWhole =
     isbot(request.headers.get("user-agent") ?? "") || !hasDeferredData(remixContext.staticHandlerContext);
+  const respond = (body: BodyInit) => {
+    responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+    setPrivate(responseHeaders);
+    return new Response(body, { headers: responseHeaders, status: responseStatusCode });
+  };
+  // An error document asked for again is rendered once for all who get the same one
+  // (error-documents.server.ts).
+  const errorDocumentKey =
+    sendWhole && nonce ? getErrorDocumentKey(request, responseStatusCode, remixContext) : undefined;
+  const kept = errorDocumentKey && takeErrorDocument(errorDocumentKey, nonce!);
+  if (kept) {
+    responseHeaders.set("Content-Length", String(kept.byteLength));
+    return respond(kept as Uint8Array<ArrayBuffer>);
+  }
+  const keptAs = errorDocumentKey && isAskedAgain(errorDocumentKey) ? errorDocumentKey : undefined;
+  const renderedNonce = keptAs ? NONCE_PLACEHOLDER : nonce;
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     let departed = false;
-    const respond = (body: BodyInit) => {
-      responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-      setPrivate(responseHeaders);
-      resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
-    };
+    let failed = false;
     const stream = () => {
       const body = new PassThrough();
-      respond(createReadableStreamFromReadable(body));
+      resolve(respond(createReadableStreamFromReadable(body)));
       pipe(body);
     };
     const sendWholeDocument = () => {
       const body = new PassThrough();
-      // A Buffer read from a stream sits on a plain ArrayBuffer, never a shared one.
-      buffer(body).then((whole) => {
+      buffer(body).then((rendered) => {
+        const whole = keptAs ? finishErrorDocument(rendered, nonce!, keptAs, !failed) : rendered;
         responseHeaders.set("Content-Length", String(whole.byteLength));
-        respond(whole as Uint8Array<ArrayBuffer>);
+        // A Buffer read from a stream sits on a plain ArrayBuffer, never a shared one.
+        resolve(respond(whole as Uint8Array<ArrayBuffer>));
       }, reject);
       pipe(body);
     };
@@ -53,11 +73,11 @@ export default function handleRequest(
     // in memory for its full delay.
     const abortTimer = setTimeout(() => abort(), ABORT_DELAY_MS + 1_000);
     const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce ?? ""}>
-        <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+      <NonceProvider value={renderedNonce ?? ""}>
+        <RemixServer context={remixContext} url={request.url} nonce={renderedNonce} />
       </NonceProvider>,
       {
-        nonce,
+        nonce: renderedNonce,
         onShellReady() {
           shellRendered = true;
           if (!sendWhole) stream();
@@ -80,6 +100,7 @@ export default function handleRequest(
             return;
           }
           responseStatusCode = 500;
+          failed = true;
           // Errors before the shell is ready reach onShellError; after it, log them here, unless
           // the visitor left (the stream then closes early): not a fault of this server.
           if (shellRendered && !request.signal.aborted) logError(error, request);

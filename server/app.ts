@@ -53,8 +53,8 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
   const publicDir = path.resolve("public");
   app.use("/build", serveBuildFiles(path.join(publicDir, "build")));
   app.use(servePublicFiles(publicDir));
-  // Pages only: static files are sent as the build compressed them.
-  app.use(compression());
+  // Pages only: static files are sent as the build compressed them, error pages as they are.
+  app.use(compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }));
 
   app.all(
     "*",

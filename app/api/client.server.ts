@@ -1,6 +1,7 @@
 import { getConfig, type Config } from "~/lib/config.server";
-import { createErrorResponse, getError } from "~/lib/errors";
+import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
 import { getRequestFields, logger } from "~/lib/logger.server";
+import { createThrottledWarning } from "~/lib/throttled-warning.server";
 import { getCallName, reportOutcome, type CallAttempt } from "./call-outcomes.server";
 import { startCallDeadline } from "./call-deadline.server";
 import type { Call, CallInput, CallResult } from "./define-call";
@@ -87,26 +88,55 @@ export async function callApi<C extends Call>(
 
 /**
  * Readiness of the upstream: null when it answers API_HEALTH_PATH with a status below 500
- * within API_TIMEOUT_MS, else the catalogue code saying why not.
+ * within API_TIMEOUT_MS, else the catalogue code saying why not. One check is in flight at a time:
+ * the requests that ask meanwhile all wait on it, each free to leave.
  */
-export async function checkUpstream(request: Request, settings: ApiSettings = getConfig()) {
-  const url = new URL(`${settings.API_BASE_URL}${settings.API_HEALTH_PATH}`);
-  const deadline = startCallDeadline(request.signal, settings.API_TIMEOUT_MS);
+export function checkUpstream(request: Request, settings: ApiSettings = getConfig()) {
+  const url = `${settings.API_BASE_URL}${settings.API_HEALTH_PATH}`;
+  let check = readinessChecks.get(url);
+  if (!check) {
+    check = probeUpstream(request, new URL(url), settings.API_TIMEOUT_MS);
+    readinessChecks.set(url, check);
+    void check.finally(() => readinessChecks.delete(url));
+  }
+  return untilLeft(request.signal, check);
+}
+
+const readinessChecks = new Map<string, Promise<ErrorCode | null>>();
+// The check is everyone's: the request that started it leaving does not end it.
+const NOBODY_LEAVES = new AbortController().signal;
+const warnNotReady = createThrottledWarning("upstream not ready");
+
+async function probeUpstream(request: Request, url: URL, timeoutMs: number): Promise<ErrorCode | null> {
+  const deadline = startCallDeadline(NOBODY_LEAVES, timeoutMs);
   try {
     const response = await sendRequest(
       { url, method: "GET", headers: getForwardedHeaders(request) },
       deadline.signal,
     );
     response.destroy();
-    return (response.statusCode ?? 0) < 500 ? null : "UPSTREAM_UNAVAILABLE";
+    if ((response.statusCode ?? 0) < 500) {
+      warnNotReady.reset();
+      return null;
+    }
+    return "UPSTREAM_UNAVAILABLE";
   } catch (error) {
-    if (request.signal.aborted) throw request.signal.reason;
     if (deadline.passed) return "UPSTREAM_TIMEOUT";
-    logger.warn({ err: error, ...getRequestFields(request) }, "upstream not ready");
+    warnNotReady({ err: error, ...getRequestFields(request) });
     return "UPSTREAM_UNAVAILABLE";
   } finally {
     deadline.dispose();
   }
+}
+
+/** `result`, unless the visitor leaves first: then the visitor's reason. */
+function untilLeft<T>(visitor: AbortSignal, result: Promise<T>) {
+  if (visitor.aborted) return Promise.reject(visitor.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const leave = () => reject(visitor.reason as Error);
+    visitor.addEventListener("abort", leave, { once: true });
+    result.then(resolve, reject).finally(() => visitor.removeEventListener("abort", leave));
+  });
 }
 
 function fail(request: Request, attempt: CallAttempt, error: UpstreamError) {

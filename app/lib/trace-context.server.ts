@@ -16,9 +16,13 @@ export type TraceContext = {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ALL_ZERO = /^0+$/;
+// The only flag this version of the standard defines; the others are zeroed when passed on.
+const SAMPLED = 0x01;
 // 32 list members of at most 256 characters each would be larger; proxies keep it far smaller.
 const MAX_TRACESTATE_LENGTH = 512;
-const TRACESTATE = /^[\x20-\x7e]*$/;
+const MAX_TRACESTATE_MEMBERS = 32;
+const TRACESTATE_MEMBER =
+  /^(?:[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13}|[a-z][a-z0-9_\-*/]{0,255})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 
 /** The caller's span in a `traceparent` header, or null when the header is not a valid one. */
 export function parseTraceparent(header: string | null | undefined) {
@@ -28,13 +32,24 @@ export function parseTraceparent(header: string | null | undefined) {
   // Version ff is forbidden; version 00 has exactly four fields; a later version may add fields.
   if (version === "ff" || (version === "00" && rest !== undefined)) return null;
   if (ALL_ZERO.test(traceId!) || ALL_ZERO.test(parentId!)) return null;
-  return { traceId: traceId!, parentId: parentId!, flags: flags! };
+  const sampled = Number.parseInt(flags!, 16) & SAMPLED;
+  return { traceId: traceId!, parentId: parentId!, flags: sampled ? "01" : "00" };
 }
 
-/** A `tracestate` worth passing on: printable, of a sane length; otherwise dropped. */
+/**
+ * A `tracestate` worth passing on: well-formed list members (empty ones skipped), the first 32
+ * kept, of a sane length; a header with a malformed or repeated member is dropped whole.
+ */
 export function readTracestate(header: string | null | undefined) {
-  if (!header || header.length > MAX_TRACESTATE_LENGTH || !TRACESTATE.test(header)) return undefined;
-  return header;
+  if (!header || header.length > MAX_TRACESTATE_LENGTH) return undefined;
+  const members = header
+    .split(",")
+    .map((member) => member.trim())
+    .filter(Boolean);
+  if (members.length === 0 || !members.every((member) => TRACESTATE_MEMBER.test(member))) return undefined;
+  const keys = members.map((member) => member.slice(0, member.indexOf("=")));
+  if (new Set(keys).size !== keys.length) return undefined;
+  return members.slice(0, MAX_TRACESTATE_MEMBERS).join(",");
 }
 
 export function formatTraceparent({ traceId, spanId, flags }: TraceContext) {

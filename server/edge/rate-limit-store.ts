@@ -1,7 +1,7 @@
 import type { Options, Store } from "express-rate-limit";
 import type { RedisReply, RedisStore } from "rate-limit-redis";
 import { logger } from "~/lib/logger.server";
-import { createThrottledWarning } from "../observability/throttled-warning";
+import { createThrottledWarning } from "~/lib/throttled-warning.server";
 
 // A write waits at most this long on Redis before it goes through uncounted.
 const COMMAND_TIMEOUT_MS = 250;
@@ -21,7 +21,9 @@ export type SharedRateLimitStore = Awaited<ReturnType<typeof startSharedRateLimi
  * limiter lets the write through (`passOnStoreError`), `onError` counts it, and the log says so
  * at most once a minute. The connection is made in the background and remade after Redis comes
  * back, or at once when a command times out: a connection to a Redis that stopped answering
- * stays open, and would hold every write for the whole timeout.
+ * stays open, and would hold every write for the whole timeout. The store's scripts are loaded
+ * on each connection and again after any failure (a Redis still loading its data refuses them),
+ * and only a load that succeeded is logged as counting.
  */
 export async function startSharedRateLimitStore(url: string, onError: () => void) {
   const [{ createClient }, { RedisStore }] = await Promise.all([import("redis"), import("rate-limit-redis")]);
@@ -38,11 +40,7 @@ export async function startSharedRateLimitStore(url: string, onError: () => void
     // The client reports each failed connection attempt here; it keeps trying.
     created.on("error", (error: unknown) => warnStoreFailed({ err: error }));
     created.connect().catch((error: unknown) => warnStoreFailed({ err: error }));
-    // The store's scripts are loaded into Redis when it is reached, and again after each reconnect.
-    created.on("ready", () => {
-      logger.info("rate limit: counting in Redis");
-      store.load();
-    });
+    created.on("ready", () => void store.reload().catch(() => {}));
     return created;
   };
   let client = connect();
@@ -74,6 +72,9 @@ export async function startSharedRateLimitStore(url: string, onError: () => void
 
 class CommandTimeoutError extends Error {}
 
+// Counted once on each load of the scripts; no client address looks like it.
+const PROBE_KEY = "probe:scripts-loaded";
+
 /**
  * The client's own command timeout ends only commands not yet sent; one sent to a Redis that has
  * stopped answering would wait for the socket to die. The reply may still come: it is ignored.
@@ -86,9 +87,15 @@ function withTimeout<T>(command: Promise<T>, ms: number) {
   return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** rate-limit-redis, with every failure reported and its scripts reloaded when Redis returns. */
+/**
+ * rate-limit-redis, with every failure reported. rate-limit-redis keeps a failed script load for
+ * good, so every write would fail from then on: here a failure of any kind drops the loaded
+ * scripts, and the next command loads them first (one load, shared by the writes waiting on it).
+ */
 class ResilientRedisStore implements Store {
   private options?: Options;
+  private loaded?: Promise<void>;
+  private counting = false;
 
   constructor(
     private readonly inner: RedisStore,
@@ -99,34 +106,63 @@ class ResilientRedisStore implements Store {
   init(options: Options) {
     this.options = options;
     // Called as the limiter is made, before the connection is: "ready" loads the scripts then.
-    if (this.isConnected()) this.load();
+    if (this.isConnected()) void this.reload().catch(() => {});
   }
 
-  load() {
-    if (this.options)
-      this.inner.init(this.options).catch((error: unknown) => warnStoreFailed({ err: error }));
+  /** Loads the scripts into the Redis just reached, whatever was loaded before. */
+  reload() {
+    this.loaded = undefined;
+    return this.load();
+  }
+
+  /**
+   * Loads the scripts and counts one write under PROBE_KEY: a Redis that takes the scripts but
+   * refuses writes (a replica, out of memory, a failed save) is not counting.
+   */
+  private load() {
+    this.loaded ??= this.inner
+      .init(this.options!)
+      .then(() => this.inner.increment(PROBE_KEY))
+      .then(
+        () => {
+          if (this.counting) return;
+          this.counting = true;
+          warnStoreFailed.reset();
+          logger.info("rate limit: counting in Redis");
+        },
+        (error: unknown) => {
+          this.loaded = undefined;
+          this.counting = false;
+          warnStoreFailed({ err: error });
+          throw error;
+        },
+      );
+    return this.loaded;
   }
 
   increment(key: string) {
-    return this.report(this.inner.increment(key));
+    return this.run(() => this.inner.increment(key));
   }
 
   decrement(key: string) {
-    return this.report(this.inner.decrement(key));
+    return this.run(() => this.inner.decrement(key));
   }
 
   resetKey(key: string) {
-    return this.report(this.inner.resetKey(key));
+    return this.run(() => this.inner.resetKey(key));
   }
 
   get(key: string) {
-    return this.report(this.inner.get(key));
+    return this.run(() => this.inner.get(key));
   }
 
-  private async report<T>(result: Promise<T>) {
+  private async run<T>(command: () => Promise<T>) {
     try {
-      return await result;
+      await this.load();
+      return await command();
     } catch (error) {
+      this.loaded = undefined;
+      this.counting = false;
       this.onError(error);
       throw error;
     }

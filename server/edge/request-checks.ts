@@ -1,7 +1,8 @@
 import type { RequestHandler } from "express";
-import { rateLimit, type Store } from "express-rate-limit";
+import { ipKeyGenerator, rateLimit, type Store } from "express-rate-limit";
 import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
+import { getClientAddress } from "./client-address";
 import { hasBody, sendErrorPage } from "./error-page";
 import {
   refuseRepeatedHeaders,
@@ -110,6 +111,10 @@ function limitWrites(perMinute: number, { store, onRateLimited }: RateLimitOptio
     windowMs: 60_000,
     limit: perMinute,
     skip: (req) => SAFE_METHODS.has(req.method),
+    // IPv6 clients are counted by /56, as the library does by default.
+    keyGenerator: (req) => ipKeyGenerator(getClientAddress(req)),
+    // What a client sends is not checked by the library: it would say so at error level.
+    validate: { ip: false, trustProxy: false, xForwardedForHeader: false, forwardedHeader: false },
     standardHeaders: "draft-8",
     legacyHeaders: false,
     handler: (_req, res) => {

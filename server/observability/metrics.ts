@@ -1,9 +1,10 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { onCallOutcome } from "~/api/call-outcomes.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
 import { ALLOWED_METHODS } from "../edge/request-checks";
+import { createHttpServer } from "../process/http-server";
 import { countInFlight } from "./request-context";
 import type { FinishedRequest } from "./request-log";
 
@@ -78,7 +79,7 @@ export async function startMetrics(config: Config): Promise<Metrics | undefined>
     }
   });
 
-  const server = createServer((req, res) => {
+  const server = createHttpServer(config, (req, res) => {
     if (req.method !== "GET" || req.url !== "/metrics") return void res.writeHead(404).end();
     registry.metrics().then(
       (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),

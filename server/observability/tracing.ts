@@ -4,7 +4,7 @@ import { logger } from "~/lib/logger.server";
 import type { TraceContext } from "~/lib/trace-context.server";
 import packageJson from "../../package.json";
 import type { FinishedRequest } from "./request-log";
-import { createThrottledWarning } from "./throttled-warning";
+import { createThrottledWarning } from "~/lib/throttled-warning.server";
 
 export type Tracing = {
   recordRequest(request: FinishedRequest): void;
@@ -24,10 +24,12 @@ const FAILED_OUTCOMES = new Set(["timeout", "unavailable", "bad_answer"]);
  */
 export async function startTracing(config: Config): Promise<Tracing | undefined> {
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
-  const [api, sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+  const [api, sdk, exporterBase, httpExport, transformer, { resourceFromAttributes }] = await Promise.all([
     import("@opentelemetry/api"),
     import("@opentelemetry/sdk-trace-base"),
-    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/otlp-exporter-base"),
+    import("@opentelemetry/otlp-exporter-base/node-http"),
+    import("@opentelemetry/otlp-transformer"),
     import("@opentelemetry/resources"),
   ]);
   // A collector that is down must not flood the log.
@@ -48,7 +50,25 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
     sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
     spanProcessors: [
       new sdk.BatchSpanProcessor(
-        new OTLPTraceExporter({ url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` }),
+        new exporterBase.OTLPExporterBase(
+          // OTLPTraceExporter, but for its reply: only the status is read, never the body, whatever
+          // a collector sends (a large nested one would hold the loop while parsed).
+          httpExport.createOtlpHttpExportDelegate(
+            httpExport.convertLegacyHttpOptions(
+              { url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` },
+              "TRACES",
+              "v1/traces",
+              { "Content-Type": "application/json" },
+            ),
+            {
+              serializeRequest: transformer.JsonTraceSerializer.serializeRequest,
+              deserializeResponse: () => ({}),
+            },
+            "otlp_http_span_exporter",
+            transformer.TraceExporterMetricsHelper,
+            undefined,
+          ),
+        ),
       ),
     ],
   });

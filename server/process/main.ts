@@ -1,4 +1,3 @@
-import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
@@ -7,8 +6,7 @@ import { logger, routeConsoleToLogger } from "~/lib/logger.server";
 import { createApp } from "../app";
 import { handleClientError, refuseConnect } from "../edge/client-error";
 import { createDrain } from "./drain";
-import { closeStalledConnections } from "./stalled-connections";
-import { MAX_HEADER_COUNT } from "../edge/header-checks";
+import { createHttpServer } from "./http-server";
 import { limitPipelining } from "../edge/pipelining";
 import { describeInFlight } from "../observability/request-context";
 import { startMetrics } from "../observability/metrics";
@@ -47,20 +45,7 @@ const app = limitPipelining(
   createApp({ build, config, drain: drain.track, tracing, metrics, sharedRateLimit }),
 );
 
-const server = createServer(
-  {
-    headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
-    // Node checks the two timeouts above only this often (30 s by default).
-    connectionsCheckingInterval: Math.min(1_000, config.HEADERS_TIMEOUT_MS),
-    // The edge refuses a missing Host itself, with the error page and security headers.
-    requireHostHeader: false,
-  },
-  app,
-);
-server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
-server.maxHeadersCount = MAX_HEADER_COUNT + 1;
-closeStalledConnections(server, config.SEND_TIMEOUT_MS);
+const server = createHttpServer(config, app);
 server.on("clientError", handleClientError);
 server.on("connect", refuseConnect);
 // The edge judges a request before its client is told to send the body, and answers any other

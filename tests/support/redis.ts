@@ -6,38 +6,75 @@ export type Redis = {
   url: string;
   /** Stops the server (its counts go with it); `start` brings it back on the same port. */
   stop: () => Promise<void>;
-  start: () => Promise<void>;
+  start: (options?: StartOptions) => Promise<void>;
   /** Freezes the server (SIGSTOP): connections stay open, nothing is answered; `resume` thaws it. */
   pause: () => void;
   resume: () => void;
+  /** Resolves once the running server has loaded its data and answers commands. */
+  loaded: () => Promise<void>;
 };
 
-/** Debian's redis-server on a free loopback port, keeping nothing on disk. */
-export async function startRedis(): Promise<Redis> {
+type StartOptions = {
+  /**
+   * Start from the dataset last saved into `dir` (SAVE), taking this long per key to load it:
+   * `start` resolves as soon as loading begins, while every command is answered LOADING.
+   */
+  keyLoadDelayUs?: number;
+};
+
+const READY = "Ready to accept connections";
+const LOADING = "Loading RDB";
+
+/**
+ * Debian's redis-server on a free loopback port. It keeps nothing on disk unless given `dir`,
+ * where a SAVE writes its dataset and the next start loads it.
+ */
+export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis> {
   const binary = requireSystemBinary("redis-server");
   const port = await getFreePort();
   let child: ChildProcess | undefined;
+  let output = "";
 
-  async function start() {
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
-    const started = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
-    child = started;
-    let output = "";
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
-      const read = (chunk: Buffer) => {
-        output += chunk;
-        if (!output.includes("Ready to accept connections")) return;
+  const waitFor = (line: string) =>
+    new Promise<void>((resolve, reject) => {
+      const started = child!;
+      const timer = setTimeout(
+        () => done(new Error(`redis-server did not say "${line}": ${output}`)),
+        30_000,
+      );
+      const read = () => output.includes(line) && done();
+      const exited = (code: number | null) => done(new Error(`redis-server exited with ${code}: ${output}`));
+      function done(error?: Error) {
         clearTimeout(timer);
-        resolve();
-      };
+        started.stdout!.off("data", read);
+        started.stderr!.off("data", read);
+        started.off("exit", exited);
+        if (error) reject(error);
+        else resolve();
+      }
       started.stdout!.on("data", read);
       started.stderr!.on("data", read);
-      started.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`redis-server exited with ${code}: ${output}`));
-      });
+      started.once("exit", exited);
+      read();
     });
+
+  async function start({ keyLoadDelayUs }: StartOptions = {}) {
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+    if (dir) args.push("--dir", dir);
+    // Loading answers other clients only between chunks of this many bytes.
+    if (keyLoadDelayUs)
+      args.push(
+        "--key-load-delay",
+        String(keyLoadDelayUs),
+        "--loading-process-events-interval-bytes",
+        "1024",
+      );
+    output = "";
+    child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const collect = (chunk: Buffer) => void (output += chunk);
+    child.stdout!.on("data", collect);
+    child.stderr!.on("data", collect);
+    await waitFor(keyLoadDelayUs ? LOADING : READY);
   }
 
   async function stop() {
@@ -54,5 +91,6 @@ export async function startRedis(): Promise<Redis> {
     start,
     pause: () => void child?.kill("SIGSTOP"),
     resume: () => void child?.kill("SIGCONT"),
+    loaded: () => waitFor(READY),
   };
 }

@@ -20,6 +20,16 @@ describe("parseTraceparent", () => {
     });
   });
 
+  it.each([
+    ["fd", "01"],
+    ["ff", "01"],
+    ["03", "01"],
+    ["fe", "00"],
+    ["02", "00"],
+  ])("keeps only the sampled bit of the flags %s", (flags, kept) => {
+    expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_ID}-${flags}`)?.flags).toBe(kept);
+  });
+
   it("reads the first four fields of a later version", () => {
     expect(parseTraceparent(`cc-${TRACE_ID}-${PARENT_ID}-09-what-comes-next`)?.traceId).toBe(TRACE_ID);
   });
@@ -46,6 +56,29 @@ describe("readTracestate", () => {
     expect(readTracestate("a=b\u0000")).toBeUndefined();
     expect(readTracestate("a=" + "b".repeat(600))).toBeUndefined();
     expect(readTracestate(undefined)).toBeUndefined();
+  });
+
+  it("keeps the first 32 list members", () => {
+    const members = Array.from({ length: 33 }, (_, i) => `k${i}=v${i}`);
+    expect(readTracestate(members.join(","))).toBe(members.slice(0, 32).join(","));
+    expect(readTracestate(members.slice(0, 32).join(","))).toBe(members.slice(0, 32).join(","));
+  });
+
+  it("skips empty members and the spaces around members", () => {
+    expect(readTracestate(" a=1 ,, ,\tb@tenant=x y")).toBe("a=1,b@tenant=x y");
+  });
+
+  it.each([
+    ["a member without a value", "a=1,b"],
+    ["an upper-case key", "Congo=1"],
+    ["a key starting with a digit and no tenant", "1a=1"],
+    ["a value with a comma inside quotes", 'a="1,2"x'],
+    ["a value with an equals sign", "a=1=2"],
+    ["a control character in a value", "a=1\u0001"],
+    ["a repeated key", "a=1,b=2,a=3"],
+    ["only commas", ",,,"],
+  ])("drops a tracestate with %s", (_case, header) => {
+    expect(readTracestate(header)).toBeUndefined();
   });
 });
 

@@ -1,0 +1,93 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { EntryContext } from "@remix-run/node";
+import { isRouteErrorResponse } from "@remix-run/react";
+
+/**
+ * Error documents rendered once and sent again to each request that would render the very same
+ * one: a crowd or a storm meeting the same failure costs one render, not one each. A document is
+ * keyed on everything it is rendered from (method, URL, status, and every route's data and
+ * errors, so whatever the layout shows of a visitor is in the key), rendered with a placeholder
+ * for the nonce, and each request gets its own nonce put in. Only documents made of plain data
+ * and catalogue errors are kept, only once asked for a second time (a scan of unique addresses
+ * keeps nothing), and only the last MAX_DOCUMENTS.
+ */
+const MAX_DOCUMENTS = 64;
+const MAX_ASKED_ONCE = 256;
+// A key this long is not worth keeping: its data is no error document's.
+const MAX_KEY_LENGTH = 16_384;
+
+/** Stands for the nonce in a kept document; random, so no content can contain it by chance. */
+export const NONCE_PLACEHOLDER = randomBytes(16).toString("base64url");
+
+const documents = new Map<string, Buffer[]>();
+const askedOnce = new Set<string>();
+
+class NotPlainData extends Error {}
+
+function requirePlainData(this: unknown, key: string, value: unknown) {
+  const original = (this as Record<string, unknown>)[key];
+  // An undefined field is left out, as the browser's copy of the data leaves it out.
+  const isPlain =
+    original === undefined ||
+    original === null ||
+    typeof original === "string" ||
+    typeof original === "number" ||
+    typeof original === "boolean" ||
+    Array.isArray(original) ||
+    (typeof original === "object" && Object.getPrototypeOf(original) === Object.prototype);
+  if (!isPlain) throw new NotPlainData();
+  return value;
+}
+
+/** The key of the error document `context` would render, or undefined when it is not kept. */
+export function getErrorDocumentKey(request: Request, status: number, context: EntryContext) {
+  const { loaderData, actionData, errors } = context.staticHandlerContext;
+  if (status < 400 || !errors || !Object.values(errors).every(isRouteErrorResponse)) return undefined;
+  try {
+    const routeErrors = Object.entries(errors).map(([id, error]) => [id, error.status, error.data]);
+    const key = JSON.stringify(
+      [request.method, request.url, status, loaderData, actionData ?? null, routeErrors],
+      requirePlainData,
+    );
+    // Kept by digest: what a key holds of a visitor stays in the document only.
+    return key.length <= MAX_KEY_LENGTH ? createHash("sha256").update(key).digest("base64") : undefined;
+  } catch (error) {
+    if (error instanceof NotPlainData) return undefined;
+    throw error;
+  }
+}
+
+/** Whether the document for `key` is worth keeping once rendered: it was asked for before. */
+export function isAskedAgain(key: string) {
+  if (askedOnce.has(key)) return true;
+  if (askedOnce.size >= MAX_ASKED_ONCE) askedOnce.delete(askedOnce.values().next().value!);
+  askedOnce.add(key);
+  return false;
+}
+
+/** The kept document for `key`, with `nonce` in it. */
+export function takeErrorDocument(key: string, nonce: string) {
+  const parts = documents.get(key);
+  return parts && putNonce(parts, nonce);
+}
+
+/**
+ * A document rendered with NONCE_PLACEHOLDER, with `nonce` in it; kept for `key` unless its
+ * render failed part way.
+ */
+export function finishErrorDocument(rendered: Buffer, nonce: string, key: string, keep: boolean) {
+  const parts = rendered
+    .toString("utf8")
+    .split(NONCE_PLACEHOLDER)
+    .map((part) => Buffer.from(part));
+  if (keep) {
+    if (documents.size >= MAX_DOCUMENTS) documents.delete(documents.keys().next().value!);
+    documents.set(key, parts);
+  }
+  return putNonce(parts, nonce);
+}
+
+function putNonce(parts: Buffer[], nonce: string) {
+  const between = Buffer.from(nonce);
+  return Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part] : [between, part])));
+}
