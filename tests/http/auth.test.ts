@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseHtml } from "../support/html";
+import { Browser, reachCallback, signInThroughProvider } from "../support/oidc-browser";
+import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
+import { getFreePort } from "../support/ports";
+import { expectCataloguePage } from "../support/reference-app";
+import { startServer, expectNoServerErrors, type RunningServer } from "../support/server";
+
+describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
+  let provider: OpenIdProvider;
+  let app: RunningServer;
+
+  beforeAll(async () => {
+    const port = await getFreePort();
+    const origin = `http://127.0.0.1:${port}`;
+    provider = await startOpenIdProvider({ appOrigins: [origin] });
+    app = await startServer({ ...signInEnv(provider, origin), PORT: String(port) });
+  });
+
+  afterAll(async () => {
+    try {
+      if (app) expectNoServerErrors(app);
+    } finally {
+      await Promise.all([app?.stop(), provider?.close()]);
+    }
+  });
+
+  it("signs a visitor in, shows their name and signs them out at the provider too", async () => {
+    const browser = new Browser();
+    const callback = await signInThroughProvider(browser, app.url, "ada", "/somewhere?x=1");
+    expect(callback.status).toBe(303);
+    expect(callback.headers.get("location")).toBe("/somewhere?x=1");
+    const sessionCookie = callback.headers.getSetCookie().find((cookie) => cookie.startsWith("session="));
+    expect(sessionCookie).toMatch(/; HttpOnly; SameSite=Lax$/);
+    expect(sessionCookie).not.toMatch(/Secure/);
+
+    const home = await browser.fetch(`${app.url}/`);
+    const html = await home.text();
+    const page = parseHtml(html);
+    expect(page.querySelector("header .visitor span")?.textContent).toBe("Ada Lovelace");
+    expect(page.querySelector("header form.visitor")?.getAttribute("action")).toBe("/auth/sign-out");
+    expect(page.querySelector("header form.visitor")?.getAttribute("method")).toBe("post");
+    expect(html).not.toMatch(/eyJ|access_?token|refresh_?token|id_?token/i);
+
+    const signOut = await browser.submit(`${app.url}/`, html, {}, "header form.visitor");
+    expect(signOut.status).toBe(303);
+    expect(signOut.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
+    const logoutPage = await browser.follow(signOut.headers.get("location")!);
+    expect(logoutPage.url.startsWith(provider.issuer)).toBe(true);
+    const confirmed = await browser.submit(logoutPage.url, await logoutPage.response!.text(), {
+      logout: "yes",
+    });
+    const back = await browser.follow(new URL(confirmed.headers.get("location")!, logoutPage.url).href);
+    expect(back.url).toBe(`${app.url}/`);
+    const signedOut = parseHtml(await back.response!.text());
+    expect(signedOut.querySelector("header a.visitor")?.getAttribute("href")).toBe(
+      "/auth/sign-in?redirectTo=%2F",
+    );
+  });
+
+  it("starts a new session at every sign-in", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "ada");
+    const first = browser.jar(app.url).get("session");
+    browser.forget(provider.issuer);
+    await signInThroughProvider(browser, app.url, "bob");
+    const second = browser.jar(app.url).get("session");
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    const home = parseHtml(await (await browser.fetch(`${app.url}/`)).text());
+    expect(home.querySelector("header .visitor span")?.textContent).toBe("Bob Visitor");
+  });
+
+  it.each(["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"])(
+    "never sends a visitor off the site after sign-in (redirectTo %s)",
+    async (redirectTo) => {
+      const callback = await signInThroughProvider(new Browser(), app.url, "ada", redirectTo);
+      expect(callback.status).toBe(303);
+      expect(callback.headers.get("location")).toBe("/");
+    },
+  );
+
+  it("refuses a callback this browser did not start (login CSRF)", async () => {
+    const attacker = new Browser();
+    const callbackUrl = await reachCallback(attacker, app.url, "bob");
+    const victim = new Browser();
+    const answer = await victim.fetch(callbackUrl);
+    await expectCataloguePage(answer, "SIGN_IN_EXPIRED");
+    expect(answer.headers.getSetCookie().some((cookie) => cookie.startsWith("session="))).toBe(false);
+  });
+
+  it("refuses a callback replayed with the transaction cookie kept", async () => {
+    const browser = new Browser();
+    const callbackUrl = await reachCallback(browser, app.url, "ada");
+    const transaction = browser.jar(app.url).get("sign-in")!;
+    expect((await browser.fetch(callbackUrl)).status).toBe(303);
+    const replay = new Browser();
+    replay.jar(app.url).set("sign-in", transaction);
+    await expectCataloguePage(await replay.fetch(callbackUrl), "SIGN_IN_EXPIRED");
+  });
+
+  it("refuses a state that is not the one this browser was given", async () => {
+    const browser = new Browser();
+    const callbackUrl = await reachCallback(browser, app.url, "ada");
+    const forged = new URL(callbackUrl);
+    forged.searchParams.set("state", "forged");
+    await expectCataloguePage(await browser.fetch(forged.href), "SIGN_IN_EXPIRED");
+    forged.searchParams.delete("state");
+    await expectCataloguePage(await browser.fetch(forged.href), "SIGN_IN_EXPIRED");
+  });
+
+  it("shows the provider's refusal as a page with a way back", async () => {
+    const answer = await new Browser().fetch(`${app.url}/auth/callback?error=access_denied&state=x`);
+    await expectCataloguePage(answer, "SIGN_IN_DENIED");
+  });
+
+  it("signs out only by POST", async () => {
+    const answer = await fetch(`${app.url}/auth/sign-out`);
+    await expectCataloguePage(answer, "METHOD_NOT_ALLOWED");
+  });
+});
