@@ -1,6 +1,7 @@
 import { redirect } from "@remix-run/node";
 import { getConfig } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
+import { readVisitor, refreshSession } from "./session.server";
 import { getSignInHref, type User } from "./user";
 
 /**
@@ -11,7 +12,6 @@ import { getSignInHref, type User } from "./user";
 export async function getUser(request: Request): Promise<{ user: User | null; headers: Headers }> {
   const settings = getConfig().signIn;
   if (!settings) return { user: null, headers: new Headers() };
-  const { readVisitor } = await import("./session.server");
   const { session, cookies } = await readVisitor(request, settings);
   return { user: session && { name: session.name, roles: session.roles }, headers: toHeaders(cookies) };
 }
@@ -44,7 +44,6 @@ export async function getAccessToken(request: Request) {
 export async function getRefreshedAccessToken(request: Request, refused: string) {
   const settings = getConfig().signIn!;
   const session = await requireSession(request);
-  const { refreshSession } = await import("./session.server");
   const fresh = session.accessToken === refused ? await refreshSession(session, settings) : session;
   if (!fresh || fresh.accessToken === refused) throw signInAgain(request);
   return fresh.accessToken;
@@ -53,7 +52,6 @@ export async function getRefreshedAccessToken(request: Request, refused: string)
 async function requireSession(request: Request) {
   const settings = getConfig().signIn;
   if (!settings) throw createErrorResponse("SIGN_IN_REQUIRED");
-  const { readVisitor } = await import("./session.server");
   const { session, cookies, storeUnavailable } = await readVisitor(request, settings);
   if (storeUnavailable) throw withCookies(createErrorResponse("SIGN_IN_UNAVAILABLE"), cookies);
   if (!session) throw withCookies(signInAgain(request), cookies);

@@ -7,6 +7,7 @@ import type {
 import type { SignInSettings } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
+import { loadOpenIdClient } from "./libraries.server";
 
 export type TokenSet = TokenEndpointResponse & TokenEndpointResponseHelpers;
 
@@ -32,7 +33,7 @@ export function getProvider(settings: SignInSettings): Promise<Provider> {
 }
 
 async function discoverProvider(settings: SignInSettings) {
-  const client = await import("openid-client");
+  const client = await loadOpenIdClient();
   const fetchWithDeadline: CustomFetch = (url, options) =>
     fetch(url, {
       ...options,

@@ -1,4 +1,5 @@
 import { logger } from "~/lib/logger.server";
+import { loadRedis } from "./libraries.server";
 import { StoreUnavailableError } from "./session-store.server";
 
 // A page waits at most this long on Redis before the visitor is told sessions are unavailable.
@@ -14,7 +15,7 @@ const WARNING_INTERVAL_MS = 60_000;
  * frozen Redis keeps its socket open. Every failure is a StoreUnavailableError.
  */
 export async function connectSessionRedis(url: string) {
-  const { createClient } = await import("redis");
+  const { createClient } = await loadRedis();
   let lastWarning = 0;
   const warn = (error: unknown) => {
     if (Date.now() - lastWarning < WARNING_INTERVAL_MS) return;

@@ -1,5 +1,6 @@
 import { hkdfSync } from "node:crypto";
 import { getConfig } from "~/lib/config.server";
+import { loadJose } from "./libraries.server";
 
 // The browser keeps at most 4,096 bytes of one cookie, its name and attributes included.
 const MAX_COOKIE_BYTES = 4_096;
@@ -25,7 +26,7 @@ export function createSealedCookie<Payload extends object>(baseName: string) {
     name,
     /** The Set-Cookie value holding `payload` for `maxAgeSeconds`; throws CookieTooLargeError past 4 KB. */
     async seal(payload: Payload, maxAgeSeconds: number) {
-      const { EncryptJWT } = await import("jose");
+      const { EncryptJWT } = await loadJose();
       const value = await new EncryptJWT({ ...payload } as Record<string, unknown>)
         .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
         .setExpirationTime(Math.floor(Date.now() / 1000) + maxAgeSeconds)
@@ -39,7 +40,7 @@ export function createSealedCookie<Payload extends object>(baseName: string) {
     async open(request: Request): Promise<Payload | null> {
       const value = readCookie(request, name);
       if (!value) return null;
-      const { jwtDecrypt } = await import("jose");
+      const { jwtDecrypt } = await loadJose();
       for (const key of keys) {
         try {
           const { payload } = await jwtDecrypt(value, key, {

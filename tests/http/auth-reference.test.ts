@@ -1,0 +1,139 @@
+import type http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseHtml } from "../support/html";
+import { Browser, signInThroughProvider } from "../support/oidc-browser";
+import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
+import { getFreePort } from "../support/ports";
+import { buildReferenceApp, expectCataloguePage } from "../support/reference-app";
+import { startServer, expectNoServerErrors, type RunningServer } from "../support/server";
+import { startUpstream, type Upstream } from "../support/upstream";
+
+const THING = {
+  id: "1",
+  name: "Anchor",
+  quantity: 1,
+  colour: "red",
+  featured: false,
+  notes: "",
+  version: 1,
+};
+
+/** The API: a thing, featured only with a bearer token, or with the token `accepts` allows. */
+function answerThings(accepts: (authorization: string | undefined, attempt: number) => boolean) {
+  let attempt = 0;
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.method === "GET" && req.url === "/things/1") return json(200, THING);
+    if (req.method === "PUT" && req.url === "/things/1/featured") {
+      attempt += 1;
+      if (!accepts(req.headers.authorization, attempt)) return json(401, { error: "invalid_token" });
+      return json(200, { ...THING, featured: true });
+    }
+    return json(404, {});
+  };
+}
+
+const bearer = (authorization: string | undefined) => /^Bearer [\w.~+/-]+=*$/.test(authorization ?? "");
+
+async function startReferenceApp(options: { accessTokenSeconds?: number } = {}) {
+  const port = await getFreePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const [provider, upstream, cwd] = await Promise.all([
+    startOpenIdProvider({ appOrigins: [origin], ...options }),
+    startUpstream(),
+    buildReferenceApp(),
+  ]);
+  const app = await startServer(
+    { ...signInEnv(provider, origin), PORT: String(port), API_BASE_URL: upstream.url },
+    { cwd },
+  );
+  return { provider, upstream, app };
+}
+
+const post = (browser: Browser, url: string) =>
+  browser.fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(url).origin },
+    body: "",
+  });
+
+describe("the reference feature's guarded write", () => {
+  let provider: OpenIdProvider;
+  let upstream: Upstream;
+  let app: RunningServer;
+
+  beforeAll(async () => {
+    ({ provider, upstream, app } = await startReferenceApp());
+  }, 120_000);
+
+  afterAll(async () => {
+    try {
+      if (app) expectNoServerErrors(app);
+    } finally {
+      await Promise.all([app?.stop(), provider?.close(), upstream?.close()]);
+    }
+  });
+
+  it("sends a signed-out visitor to sign in and back to the page they asked for", async () => {
+    upstream.handle(answerThings(bearer));
+    const browser = new Browser();
+    const page = await browser.fetch(`${app.url}/things/1/feature`);
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
+    const callback = await signInThroughProvider(browser, app.url, "ada", "/things/1/feature");
+    expect(callback.headers.get("location")).toBe("/things/1/feature");
+    const guarded = await browser.fetch(`${app.url}/things/1/feature`);
+    expect(guarded.status).toBe(200);
+    expect(parseHtml(await guarded.text()).querySelector("h1")?.textContent).toBe("Feature Anchor?");
+  });
+
+  it("answers a signed-out write 401 with the catalogue page", async () => {
+    await expectCataloguePage(await post(new Browser(), `${app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
+  });
+
+  it("answers 403 to a visitor without the role, for the page and the write", async () => {
+    upstream.handle(answerThings(bearer));
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "bob");
+    await expectCataloguePage(await browser.fetch(`${app.url}/things/1/feature`), "FORBIDDEN");
+    await expectCataloguePage(await post(browser, `${app.url}/things/1/feature`), "FORBIDDEN");
+    expect(upstream.received.filter((request) => request.method === "PUT")).toEqual([]);
+  });
+
+  it("sends the visitor's access token on their calls only", async () => {
+    upstream.handle(answerThings(bearer));
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "ada");
+    const written = await post(browser, `${app.url}/things/1/feature`);
+    expect(written.status).toBe(303);
+    expect(written.headers.get("location")).toBe("/things/1");
+    const put = upstream.received.find((request) => request.method === "PUT");
+    expect(bearer(put?.headers.authorization)).toBe(true);
+    await browser.fetch(`${app.url}/things/1/feature`);
+    const read = upstream.received.find((request) => request.method === "GET");
+    expect(read?.headers.authorization).toBeUndefined();
+  });
+
+  it("refreshes the token once when the API refuses it, and sends the call again", async () => {
+    const seen: string[] = [];
+    upstream.handle(answerThings((authorization, attempt) => (seen.push(authorization!), attempt > 1)));
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "ada");
+    const refreshesBefore = provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+    expect((await post(browser, `${app.url}/things/1/feature`)).status).toBe(303);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).not.toBe(seen[0]);
+    expect(provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
+      refreshesBefore + 1,
+    );
+  });
+
+  it("asks the visitor to sign in again when the API refuses the fresh token too", async () => {
+    upstream.handle(answerThings(() => false));
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "ada");
+    await expectCataloguePage(await post(browser, `${app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
+    expect(upstream.received.filter((request) => request.method === "PUT")).toHaveLength(2);
+  });
+});
