@@ -99,26 +99,23 @@ async function runRefresh(session: Session, settings: SignInSettings): Promise<S
   const stillValid = session.tokenExpiresAt > Date.now();
   if (!session.refreshToken) return stillValid ? session : null;
   const deadline = settings.timeoutMs * 2;
-  const refreshed = await sessions.withLock(`refresh:${session.id}`, deadline, async () => {
+  const outcome = await sessions.withLock(`refresh:${session.id}`, deadline, async () => {
     const stored = await sessions.reload(session);
-    if (!stored) return null;
-    // Another instance refreshed it since this request read it.
-    if (stored.tokenIssuedAt !== session.tokenIssuedAt) return stored;
+    // Ended meanwhile, or refreshed by another instance since this request read it.
+    if (!stored || stored.tokenIssuedAt !== session.tokenIssuedAt) return { session: stored };
     try {
       const provider = await getProvider(settings);
       const tokens = await provider.client.refreshTokenGrant(provider.config, session.refreshToken!);
       const next = withTokens(session, tokens, settings);
       await sessions.save(next, settings);
-      return next;
+      return { session: next };
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
-      if (error instanceof CookieTooLargeError) return null;
-      getProviderFailure(error, "token refresh");
-      return stillValid ? session : null;
+      if (!(error instanceof CookieTooLargeError)) getProviderFailure(error, "token refresh");
+      return { session: stillValid && !(error instanceof CookieTooLargeError) ? session : null };
     }
   });
-  if (refreshed !== null) return refreshed;
-  return waitForRefreshElsewhere(session, sessions, deadline);
+  return outcome ? outcome.session : waitForRefreshElsewhere(session, sessions, deadline);
 }
 
 async function waitForRefreshElsewhere(session: Session, sessions: SessionStore, deadline: number) {

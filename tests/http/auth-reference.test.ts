@@ -1,4 +1,5 @@
 import type http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
@@ -135,5 +136,57 @@ describe("the reference feature's guarded write", () => {
     await signInThroughProvider(browser, app.url, "ada");
     await expectCataloguePage(await post(browser, `${app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
     expect(upstream.received.filter((request) => request.method === "PUT")).toHaveLength(2);
+  });
+});
+
+describe("access tokens near their expiry", () => {
+  const ACCESS_TOKEN_SECONDS = 4;
+  let provider: OpenIdProvider;
+  let upstream: Upstream;
+  let app: RunningServer;
+
+  beforeAll(async () => {
+    ({ provider, upstream, app } = await startReferenceApp({ accessTokenSeconds: ACCESS_TOKEN_SECONDS }));
+    upstream.handle(answerThings(bearer));
+  }, 120_000);
+
+  afterAll(async () => {
+    try {
+      if (app) expectNoServerErrors(app);
+    } finally {
+      await Promise.all([app?.stop(), provider?.close(), upstream?.close()]);
+    }
+  });
+
+  const refreshCount = () => provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+
+  it("are refreshed before they expire, once for requests arriving together", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "ada");
+    const cookieBefore = browser.jar(app.url).get("session");
+    const before = refreshCount();
+    // Within the last quarter of the token's life.
+    await sleep(ACCESS_TOKEN_SECONDS * 800);
+    const pages = await Promise.all([1, 2, 3].map(() => browser.fetch(`${app.url}/things/1/feature`)));
+    expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
+    expect(refreshCount()).toBe(before + 1);
+    expect(browser.jar(app.url).get("session")).not.toBe(cookieBefore);
+    expect((await browser.fetch(`${app.url}/things/1/feature`)).status).toBe(200);
+    expect(refreshCount()).toBe(before + 1);
+  });
+
+  it("sign the visitor out cleanly when they cannot be refreshed", async () => {
+    provider.accounts.set("cy", { name: "Cy Leaving", roles: ["editor"] });
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "cy");
+    provider.accounts.delete("cy");
+    await sleep(ACCESS_TOKEN_SECONDS * 1000 + 200);
+    const page = await browser.fetch(`${app.url}/things/1/feature`);
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
+    expect(page.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
+    const refreshes = refreshCount();
+    expect((await browser.fetch(`${app.url}/things/1/feature`)).status).toBe(303);
+    expect(refreshCount()).toBe(refreshes);
   });
 });
