@@ -1,0 +1,79 @@
+import type http from "node:http";
+import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
+import { getFreePort } from "../support/ports";
+import { buildReferenceApp } from "../support/reference-app";
+import { startServer, type RunningServer } from "../support/server";
+import { startUpstream, type Upstream } from "../support/upstream";
+import { test as base, expect } from "./fixtures";
+
+const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
+
+function answerThings(req: http.IncomingMessage, res: http.ServerResponse) {
+  const json = (body: unknown) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+  if (req.url?.startsWith("/things?")) return json({ items: [THING], page: 1, pageCount: 1 });
+  if (req.method === "PUT") return json({ ...THING, featured: true });
+  return json(THING);
+}
+
+type SignInApp = { server: RunningServer; provider: OpenIdProvider; upstream: Upstream };
+
+// The reference app with sign-in through a real OpenID provider; its dev login pages are forms.
+const test = base.extend<object, { signInApp: SignInApp }>({
+  signInApp: [
+    async ({}, use) => {
+      const port = await getFreePort();
+      const origin = `http://127.0.0.1:${port}`;
+      const [provider, upstream, cwd] = await Promise.all([
+        startOpenIdProvider({ appOrigins: [origin] }),
+        startUpstream(),
+        buildReferenceApp(),
+      ]);
+      upstream.handle(answerThings);
+      const env = { ...signInEnv(provider, origin), PORT: String(port), API_BASE_URL: upstream.url };
+      const server = await startServer(env, { cwd });
+      await use({ server, provider, upstream });
+      await Promise.all([server.stop(), provider.close(), upstream.close()]);
+    },
+    { scope: "worker", timeout: 120_000 },
+  ],
+  baseURL: async ({ signInApp }, use) => {
+    await use(signInApp.server.url);
+  },
+});
+
+test("a visitor signs in, sees their name, makes a guarded write and signs out", async ({
+  page,
+  baseURL,
+}) => {
+  await page.goto("/things/1/feature");
+  await page.getByPlaceholder("Enter any login").fill("ada");
+  await page.getByPlaceholder("and password").fill("any");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
+  await expect(page.locator("header")).toContainText("Ada Lovelace");
+
+  await page.getByRole("button", { name: "Feature Anchor" }).click();
+  await expect(page).toHaveURL(`${baseURL}/things/1`);
+  await expect(page.getByRole("status")).toContainText("Anchor is now featured.");
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Yes, sign me out" }).click();
+  await expect(page).toHaveURL(`${baseURL}/`);
+  await page.goto("/things");
+  await expect(page.locator("header").getByRole("link", { name: "Sign in" })).toBeVisible();
+  const cookies = await page.context().cookies(baseURL);
+  expect(cookies.map((cookie) => cookie.name)).not.toContain("session");
+});
+
+test("a visitor without the role is refused with the 403 page", async ({ page }) => {
+  await page.goto("/things");
+  await page.locator("header").getByRole("link", { name: "Sign in" }).click();
+  await page.getByPlaceholder("Enter any login").fill("bob");
+  await page.getByPlaceholder("and password").fill("any");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await expect(page.locator("header")).toContainText("Bob Visitor");
+  await page.goto("/things/1/feature");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Not allowed");
+});
