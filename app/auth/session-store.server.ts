@@ -35,6 +35,9 @@ export type SessionStore = {
   withLock<T>(key: string, milliseconds: number, task: () => Promise<T>): Promise<T | null>;
 };
 
+// Sign-ins remembered by one instance without Redis, so that a flood of them stays bounded.
+const MAX_CLAIMS = 100_000;
+
 export class StoreUnavailableError extends Error {
   name = "StoreUnavailableError";
 }
@@ -69,7 +72,11 @@ export function createCookieSessionStore(): SessionStore {
     },
     async claimOnce(key, seconds) {
       const now = Date.now();
-      for (const [claimedKey, until] of claimed) if (until < now) claimed.delete(claimedKey);
+      // Claims are kept in the order they expire: drop from the front, and the oldest when full.
+      for (const [claimedKey, until] of claimed) {
+        if (until >= now && claimed.size < MAX_CLAIMS) break;
+        claimed.delete(claimedKey);
+      }
       if (claimed.has(key)) return false;
       claimed.set(key, now + seconds * 1000);
       return true;

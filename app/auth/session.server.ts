@@ -86,7 +86,10 @@ const refreshes = new Map<string, { result: Promise<Session | null>; until: numb
 export function refreshSession(session: Session, settings: SignInSettings): Promise<Session | null> {
   const key = `${session.id}:${session.tokenIssuedAt}`;
   const now = Date.now();
-  for (const [known, entry] of refreshes) if (entry.until < now) refreshes.delete(known);
+  for (const [known, entry] of refreshes) {
+    if (entry.until >= now) break;
+    refreshes.delete(known);
+  }
   const known = refreshes.get(key);
   if (known) return known.result;
   const result = runRefresh(session, settings);

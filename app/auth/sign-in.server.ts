@@ -62,6 +62,7 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
     logger.info({ error: params.get("error")?.slice(0, 100) }, "sign-in: the provider refused");
     throw refuse("SIGN_IN_DENIED");
   }
+  if (params.getAll("code").length !== 1 || params.getAll("state").length > 1) throw refuse("BAD_REQUEST");
   const transaction = await cookies.open(request);
   const state = params.get("state");
   if (!transaction || !state || state !== transaction.state) throw refuse("SIGN_IN_EXPIRED");

@@ -109,6 +109,27 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     await expectCataloguePage(await browser.fetch(forged.href), "SIGN_IN_EXPIRED");
   });
 
+  it("refuses a callback with its code missing or repeated", async () => {
+    const browser = new Browser();
+    const callbackUrl = await reachCallback(browser, app.url, "ada");
+    const repeated = new URL(callbackUrl);
+    repeated.searchParams.append("code", "another");
+    await expectCataloguePage(await browser.fetch(repeated.href), "BAD_REQUEST");
+    repeated.searchParams.delete("code");
+    await expectCataloguePage(await browser.fetch(repeated.href), "BAD_REQUEST");
+  });
+
+  it.each(["garbage", "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..a.b.c", "x".repeat(3_000)])(
+    "shows a page signed out to a session cookie it did not make (%#)",
+    async (value) => {
+      const browser = new Browser();
+      browser.jar(app.url).set("session", value);
+      const home = await browser.fetch(`${app.url}/`);
+      expect(home.status).toBe(200);
+      expect(parseHtml(await home.text()).querySelector("header a.visitor")?.textContent).toBe("Sign in");
+    },
+  );
+
   it("shows the provider's refusal as a page with a way back", async () => {
     const answer = await new Browser().fetch(`${app.url}/auth/callback?error=access_denied&state=x`);
     await expectCataloguePage(answer, "SIGN_IN_DENIED");
