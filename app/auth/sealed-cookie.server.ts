@@ -29,7 +29,7 @@ export function createSealedCookie<Payload extends object>(baseName: string) {
       const { EncryptJWT } = await loadJose();
       const value = await new EncryptJWT({ ...payload } as Record<string, unknown>)
         .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
-        .setExpirationTime(Math.floor(Date.now() / 1000) + maxAgeSeconds)
+        .setExpirationTime(Math.ceil(Date.now() / 1000) + maxAgeSeconds)
         .encrypt(keys[0]!);
       const cookie = `${name}=${value}; Max-Age=${maxAgeSeconds}; ${attributes}`;
       if (Buffer.byteLength(cookie) > MAX_COOKIE_BYTES)

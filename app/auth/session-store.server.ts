@@ -50,7 +50,7 @@ export function createSessionId() {
 export function getSessionTtlSeconds(session: Session, settings: SignInSettings, now = Date.now()) {
   const absoluteEnd = session.createdAt + settings.maxSeconds * 1000;
   const idleEnd = session.seenAt + settings.idleSeconds * 1000;
-  return Math.max(0, Math.floor((Math.min(absoluteEnd, idleEnd) - now) / 1000));
+  return Math.max(0, Math.ceil((Math.min(absoluteEnd, idleEnd) - now) / 1000));
 }
 
 /** The whole session in an encrypted cookie: sessions survive restarts and need no shared store. */
@@ -115,9 +115,7 @@ export function createRedisSessionStore(redis: Redis, secureCookies: boolean): S
         "EX",
         String(Math.max(1, seconds)),
       ]);
-      const absoluteSeconds = Math.floor(
-        (session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000,
-      );
+      const absoluteSeconds = Math.ceil((session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000);
       return [`${name}=${session.id}; Max-Age=${Math.max(0, absoluteSeconds)}; ${attributes}`];
     },
     async remove(session) {

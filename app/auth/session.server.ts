@@ -114,8 +114,10 @@ async function runRefresh(session: Session, settings: SignInSettings): Promise<S
       return { session: next };
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
-      if (!(error instanceof CookieTooLargeError)) getProviderFailure(error, "token refresh");
-      return { session: stillValid && !(error instanceof CookieTooLargeError) ? session : null };
+      if (error instanceof CookieTooLargeError) return { session: null };
+      // A refresh token the provider refuses is dead; a provider that failed may answer next time.
+      const refused = getProviderFailure(error, "token refresh") === "SIGN_IN_EXPIRED";
+      return { session: stillValid && !refused ? session : null };
     }
   });
   return outcome ? outcome.session : waitForRefreshElsewhere(session, sessions, deadline);

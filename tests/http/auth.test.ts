@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
 import { Browser, reachCallback, signInThroughProvider } from "../support/oidc-browser";
@@ -138,5 +139,53 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
   it("signs out only by POST", async () => {
     const answer = await fetch(`${app.url}/auth/sign-out`);
     await expectCataloguePage(answer, "METHOD_NOT_ALLOWED");
+  });
+});
+
+describe("session lifetimes", () => {
+  let provider: OpenIdProvider;
+  let app: RunningServer;
+
+  beforeAll(async () => {
+    const port = await getFreePort();
+    const origin = `http://127.0.0.1:${port}`;
+    provider = await startOpenIdProvider({ appOrigins: [origin] });
+    app = await startServer({
+      ...signInEnv(provider, origin),
+      PORT: String(port),
+      SESSION_IDLE_SECONDS: "2",
+      SESSION_MAX_SECONDS: "4",
+    });
+  });
+
+  afterAll(async () => {
+    try {
+      if (app) expectNoServerErrors(app);
+    } finally {
+      await Promise.all([app?.stop(), provider?.close()]);
+    }
+  });
+
+  const visitorOf = async (browser: Browser) =>
+    parseHtml(await (await browser.fetch(`${app.url}/`)).text()).querySelector("header .visitor span")
+      ?.textContent ?? null;
+
+  it("end a session left idle", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "ada");
+    expect(await visitorOf(browser)).toBe("Ada Lovelace");
+    await sleep(2_500);
+    expect(await visitorOf(browser)).toBeNull();
+  });
+
+  it("end a session at its absolute end, however active", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, app.url, "ada");
+    for (let second = 0; second < 3; second++) {
+      await sleep(1_000);
+      expect(await visitorOf(browser)).toBe("Ada Lovelace");
+    }
+    await sleep(1_500);
+    expect(await visitorOf(browser)).toBeNull();
   });
 });
