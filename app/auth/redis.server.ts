@@ -1,12 +1,10 @@
 import { logger } from "~/lib/logger.server";
+import { getRedisClientOptions } from "~/lib/redis-options.server";
 import { loadRedis } from "./libraries.server";
 import { StoreUnavailableError } from "./session-store.server";
 
 // A page waits at most this long on Redis before the visitor is told sessions are unavailable.
 const COMMAND_TIMEOUT_MS = 1_000;
-const CONNECT_TIMEOUT_MS = 1_000;
-const MAX_RECONNECT_DELAY_MS = 2_000;
-const MAX_WAITING_COMMANDS = 1_000;
 const WARNING_INTERVAL_MS = 60_000;
 
 /**
@@ -23,15 +21,7 @@ export async function connectSessionRedis(url: string) {
     logger.warn({ err: error }, "sessions: Redis failed, signed-in pages answer 503 until it is back");
   };
   const connect = () => {
-    const created = createClient({
-      url,
-      disableOfflineQueue: true,
-      commandsQueueMaxLength: MAX_WAITING_COMMANDS,
-      socket: {
-        connectTimeout: CONNECT_TIMEOUT_MS,
-        reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
-      },
-    });
+    const created = createClient(getRedisClientOptions(url));
     created.on("error", warn);
     created.connect().catch(warn);
     return created;

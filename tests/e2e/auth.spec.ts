@@ -1,9 +1,5 @@
 import type http from "node:http";
-import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
-import { getFreePort } from "../support/ports";
-import { buildReferenceApp } from "../support/reference-app";
-import { startServer, type RunningServer } from "../support/server";
-import { startUpstream, type Upstream } from "../support/upstream";
+import { startSignInApp, type SignInApp } from "../support/oidc-app";
 import { test as base, expect } from "./fixtures";
 
 const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
@@ -16,29 +12,19 @@ function answerThings(req: http.IncomingMessage, res: http.ServerResponse) {
   return json(THING);
 }
 
-type SignInApp = { server: RunningServer; provider: OpenIdProvider; upstream: Upstream };
-
 // The reference app with sign-in through a real OpenID provider; its dev login pages are forms.
 const test = base.extend<object, { signInApp: SignInApp }>({
   signInApp: [
     async ({}, use) => {
-      const port = await getFreePort();
-      const origin = `http://127.0.0.1:${port}`;
-      const [provider, upstream, cwd] = await Promise.all([
-        startOpenIdProvider({ appOrigins: [origin] }),
-        startUpstream(),
-        buildReferenceApp(),
-      ]);
-      upstream.handle(answerThings);
-      const env = { ...signInEnv(provider, origin), PORT: String(port), API_BASE_URL: upstream.url };
-      const server = await startServer(env, { cwd });
-      await use({ server, provider, upstream });
-      await Promise.all([server.stop(), provider.close(), upstream.close()]);
+      const signInApp = await startSignInApp({ referenceApp: true });
+      signInApp.upstream.handle(answerThings);
+      await use(signInApp);
+      await signInApp.stop();
     },
     { scope: "worker", timeout: 120_000 },
   ],
   baseURL: async ({ signInApp }, use) => {
-    await use(signInApp.server.url);
+    await use(signInApp.app.url);
   },
 });
 

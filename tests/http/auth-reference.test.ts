@@ -1,13 +1,10 @@
 import type http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
-import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
-import { getFreePort } from "../support/ports";
-import { buildReferenceApp, expectCataloguePage } from "../support/reference-app";
-import { startServer, expectNoServerErrors, type RunningServer } from "../support/server";
-import { startUpstream, type Upstream } from "../support/upstream";
+import { startSuiteSignInApp } from "../support/oidc-app";
+import { expectCataloguePage } from "../support/reference-app";
 
 const THING = {
   id: "1",
@@ -37,21 +34,6 @@ function answerThings(accepts: (authorization: string | undefined, attempt: numb
 
 const bearer = (authorization: string | undefined) => /^Bearer [\w.~+/-]+=*$/.test(authorization ?? "");
 
-async function startReferenceApp(options: { accessTokenSeconds?: number } = {}) {
-  const port = await getFreePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const [provider, upstream, cwd] = await Promise.all([
-    startOpenIdProvider({ appOrigins: [origin], ...options }),
-    startUpstream(),
-    buildReferenceApp(),
-  ]);
-  const app = await startServer(
-    { ...signInEnv(provider, origin), PORT: String(port), API_BASE_URL: upstream.url },
-    { cwd },
-  );
-  return { provider, upstream, app };
-}
-
 const post = (browser: Browser, url: string) =>
   browser.fetch(url, {
     method: "POST",
@@ -60,134 +42,113 @@ const post = (browser: Browser, url: string) =>
   });
 
 describe("the reference feature's guarded write", () => {
-  let provider: OpenIdProvider;
-  let upstream: Upstream;
-  let app: RunningServer;
-
-  beforeAll(async () => {
-    ({ provider, upstream, app } = await startReferenceApp());
-  }, 120_000);
-
-  afterAll(async () => {
-    try {
-      if (app) expectNoServerErrors(app);
-    } finally {
-      await Promise.all([app?.stop(), provider?.close(), upstream?.close()]);
-    }
-  });
+  const suite = startSuiteSignInApp({ referenceApp: true });
 
   it("sends a signed-out visitor to sign in and back to the page they asked for", async () => {
-    upstream.handle(answerThings(bearer));
+    suite.upstream.handle(answerThings(bearer));
     const browser = new Browser();
-    const page = await browser.fetch(`${app.url}/things/1/feature`);
+    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
-    const callback = await signInThroughProvider(browser, app.url, "ada", "/things/1/feature");
+    const callback = await signInThroughProvider(browser, suite.app.url, "ada", "/things/1/feature");
     expect(callback.headers.get("location")).toBe("/things/1/feature");
-    const guarded = await browser.fetch(`${app.url}/things/1/feature`);
+    const guarded = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(guarded.status).toBe(200);
     expect(parseHtml(await guarded.text()).querySelector("h1")?.textContent).toBe("Feature Anchor?");
   });
 
   it("answers a signed-out write 401 with the catalogue page", async () => {
-    await expectCataloguePage(await post(new Browser(), `${app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
+    await expectCataloguePage(
+      await post(new Browser(), `${suite.app.url}/things/1/feature`),
+      "SIGN_IN_REQUIRED",
+    );
   });
 
   it("answers 403 to a visitor without the role, for the page and the write", async () => {
-    upstream.handle(answerThings(bearer));
+    suite.upstream.handle(answerThings(bearer));
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "bob");
-    await expectCataloguePage(await browser.fetch(`${app.url}/things/1/feature`), "FORBIDDEN");
-    await expectCataloguePage(await post(browser, `${app.url}/things/1/feature`), "FORBIDDEN");
-    expect(upstream.received.filter((request) => request.method === "PUT")).toEqual([]);
+    await signInThroughProvider(browser, suite.app.url, "bob");
+    await expectCataloguePage(await browser.fetch(`${suite.app.url}/things/1/feature`), "FORBIDDEN");
+    await expectCataloguePage(await post(browser, `${suite.app.url}/things/1/feature`), "FORBIDDEN");
+    expect(suite.upstream.received.filter((request) => request.method === "PUT")).toEqual([]);
   });
 
   it("sends the visitor's access token on their calls only", async () => {
-    upstream.handle(answerThings(bearer));
+    suite.upstream.handle(answerThings(bearer));
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "ada");
-    const written = await post(browser, `${app.url}/things/1/feature`);
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    const written = await post(browser, `${suite.app.url}/things/1/feature`);
     expect(written.status).toBe(303);
     expect(written.headers.get("location")).toBe("/things/1");
-    const put = upstream.received.find((request) => request.method === "PUT");
+    const put = suite.upstream.received.find((request) => request.method === "PUT");
     expect(bearer(put?.headers.authorization)).toBe(true);
-    await browser.fetch(`${app.url}/things/1/feature`);
-    const read = upstream.received.find((request) => request.method === "GET");
+    await browser.fetch(`${suite.app.url}/things/1/feature`);
+    const read = suite.upstream.received.find((request) => request.method === "GET");
     expect(read?.headers.authorization).toBeUndefined();
   });
 
   it("refreshes the token once when the API refuses it, and sends the call again", async () => {
     const seen: string[] = [];
-    upstream.handle(answerThings((authorization, attempt) => (seen.push(authorization!), attempt > 1)));
+    suite.upstream.handle(answerThings((authorization, attempt) => (seen.push(authorization!), attempt > 1)));
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "ada");
-    const refreshesBefore = provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
-    expect((await post(browser, `${app.url}/things/1/feature`)).status).toBe(303);
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    const refreshesBefore = suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+    expect((await post(browser, `${suite.app.url}/things/1/feature`)).status).toBe(303);
     expect(seen).toHaveLength(2);
     expect(seen[1]).not.toBe(seen[0]);
-    expect(provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
+    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
       refreshesBefore + 1,
     );
   });
 
   it("asks the visitor to sign in again when the API refuses the fresh token too", async () => {
-    upstream.handle(answerThings(() => false));
+    suite.upstream.handle(answerThings(() => false));
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "ada");
-    await expectCataloguePage(await post(browser, `${app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
-    expect(upstream.received.filter((request) => request.method === "PUT")).toHaveLength(2);
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    await expectCataloguePage(await post(browser, `${suite.app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
+    expect(suite.upstream.received.filter((request) => request.method === "PUT")).toHaveLength(2);
   });
 });
 
 describe("access tokens near their expiry", () => {
   const ACCESS_TOKEN_SECONDS = 4;
-  let provider: OpenIdProvider;
-  let upstream: Upstream;
-  let app: RunningServer;
-
-  beforeAll(async () => {
-    ({ provider, upstream, app } = await startReferenceApp({ accessTokenSeconds: ACCESS_TOKEN_SECONDS }));
-    upstream.handle(answerThings(bearer));
-  }, 120_000);
-
-  afterAll(async () => {
-    try {
-      if (app) expectNoServerErrors(app);
-    } finally {
-      await Promise.all([app?.stop(), provider?.close(), upstream?.close()]);
-    }
+  const suite = startSuiteSignInApp({
+    referenceApp: true,
+    provider: { accessTokenSeconds: ACCESS_TOKEN_SECONDS },
   });
 
-  const refreshCount = () => provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+  beforeAll(() => suite.upstream.handle(answerThings(bearer)));
+
+  const refreshCount = () => suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
 
   it("are refreshed before they expire, once for requests arriving together", async () => {
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "ada");
-    const cookieBefore = browser.jar(app.url).get("session");
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    const cookieBefore = browser.jar(suite.app.url).get("session");
     const before = refreshCount();
     // Within the last quarter of the token's life.
     await sleep(ACCESS_TOKEN_SECONDS * 800);
-    const pages = await Promise.all([1, 2, 3].map(() => browser.fetch(`${app.url}/things/1/feature`)));
+    const pages = await Promise.all([1, 2, 3].map(() => browser.fetch(`${suite.app.url}/things/1/feature`)));
     expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
     expect(refreshCount()).toBe(before + 1);
-    expect(browser.jar(app.url).get("session")).not.toBe(cookieBefore);
-    expect((await browser.fetch(`${app.url}/things/1/feature`)).status).toBe(200);
+    expect(browser.jar(suite.app.url).get("session")).not.toBe(cookieBefore);
+    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(200);
     expect(refreshCount()).toBe(before + 1);
   });
 
   it("sign the visitor out at once when the provider refuses to refresh them", async () => {
-    provider.accounts.set("cy", { name: "Cy Leaving", roles: ["editor"] });
+    suite.provider.accounts.set("cy", { name: "Cy Leaving", roles: ["editor"] });
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "cy");
-    provider.accounts.delete("cy");
+    await signInThroughProvider(browser, suite.app.url, "cy");
+    suite.provider.accounts.delete("cy");
     // Due for a refresh, which the provider refuses, though the token has not expired yet.
     await sleep(ACCESS_TOKEN_SECONDS * 800);
-    const page = await browser.fetch(`${app.url}/things/1/feature`);
+    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
     expect(page.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
     const refreshes = refreshCount();
-    expect((await browser.fetch(`${app.url}/things/1/feature`)).status).toBe(303);
+    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(303);
     expect(refreshCount()).toBe(refreshes);
   });
 });

@@ -1,41 +1,23 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
 import { Browser, reachCallback, signInThroughProvider } from "../support/oidc-browser";
-import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
-import { getFreePort } from "../support/ports";
+import { startSuiteSignInApp } from "../support/oidc-app";
 import { expectCataloguePage } from "../support/reference-app";
-import { startServer, expectNoServerErrors, type RunningServer } from "../support/server";
 
 describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
-  let provider: OpenIdProvider;
-  let app: RunningServer;
-
-  beforeAll(async () => {
-    const port = await getFreePort();
-    const origin = `http://127.0.0.1:${port}`;
-    provider = await startOpenIdProvider({ appOrigins: [origin] });
-    app = await startServer({ ...signInEnv(provider, origin), PORT: String(port) });
-  });
-
-  afterAll(async () => {
-    try {
-      if (app) expectNoServerErrors(app);
-    } finally {
-      await Promise.all([app?.stop(), provider?.close()]);
-    }
-  });
+  const suite = startSuiteSignInApp();
 
   it("signs a visitor in, shows their name and signs them out at the provider too", async () => {
     const browser = new Browser();
-    const callback = await signInThroughProvider(browser, app.url, "ada", "/somewhere?x=1");
+    const callback = await signInThroughProvider(browser, suite.app.url, "ada", "/somewhere?x=1");
     expect(callback.status).toBe(303);
     expect(callback.headers.get("location")).toBe("/somewhere?x=1");
     const sessionCookie = callback.headers.getSetCookie().find((cookie) => cookie.startsWith("session="));
     expect(sessionCookie).toMatch(/; HttpOnly; SameSite=Lax$/);
     expect(sessionCookie).not.toMatch(/Secure/);
 
-    const home = await browser.fetch(`${app.url}/`);
+    const home = await browser.fetch(`${suite.app.url}/`);
     const html = await home.text();
     const page = parseHtml(html);
     expect(page.querySelector("header .visitor span")?.textContent).toBe("Ada Lovelace");
@@ -43,16 +25,16 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     expect(page.querySelector("header form.visitor")?.getAttribute("method")).toBe("post");
     expect(html).not.toMatch(/eyJ|access_?token|refresh_?token|id_?token/i);
 
-    const signOut = await browser.submit(`${app.url}/`, html, {}, "header form.visitor");
+    const signOut = await browser.submit(`${suite.app.url}/`, html, {}, "header form.visitor");
     expect(signOut.status).toBe(303);
     expect(signOut.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
     const logoutPage = await browser.follow(signOut.headers.get("location")!);
-    expect(logoutPage.url.startsWith(provider.issuer)).toBe(true);
+    expect(logoutPage.url.startsWith(suite.provider.issuer)).toBe(true);
     const confirmed = await browser.submit(logoutPage.url, await logoutPage.response!.text(), {
       logout: "yes",
     });
     const back = await browser.follow(new URL(confirmed.headers.get("location")!, logoutPage.url).href);
-    expect(back.url).toBe(`${app.url}/`);
+    expect(back.url).toBe(`${suite.app.url}/`);
     const signedOut = parseHtml(await back.response!.text());
     expect(signedOut.querySelector("header a.visitor")?.getAttribute("href")).toBe(
       "/auth/sign-in?redirectTo=%2F",
@@ -61,21 +43,21 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
 
   it("starts a new session at every sign-in", async () => {
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "ada");
-    const first = browser.jar(app.url).get("session");
-    browser.forget(provider.issuer);
-    await signInThroughProvider(browser, app.url, "bob");
-    const second = browser.jar(app.url).get("session");
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    const first = browser.jar(suite.app.url).get("session");
+    browser.forget(suite.provider.issuer);
+    await signInThroughProvider(browser, suite.app.url, "bob");
+    const second = browser.jar(suite.app.url).get("session");
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
-    const home = parseHtml(await (await browser.fetch(`${app.url}/`)).text());
+    const home = parseHtml(await (await browser.fetch(`${suite.app.url}/`)).text());
     expect(home.querySelector("header .visitor span")?.textContent).toBe("Bob Visitor");
   });
 
   it.each(["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"])(
     "never sends a visitor off the site after sign-in (redirectTo %s)",
     async (redirectTo) => {
-      const callback = await signInThroughProvider(new Browser(), app.url, "ada", redirectTo);
+      const callback = await signInThroughProvider(new Browser(), suite.app.url, "ada", redirectTo);
       expect(callback.status).toBe(303);
       expect(callback.headers.get("location")).toBe("/");
     },
@@ -83,7 +65,7 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
 
   it("refuses a callback this browser did not start (login CSRF)", async () => {
     const attacker = new Browser();
-    const callbackUrl = await reachCallback(attacker, app.url, "bob");
+    const callbackUrl = await reachCallback(attacker, suite.app.url, "bob");
     const victim = new Browser();
     const answer = await victim.fetch(callbackUrl);
     await expectCataloguePage(answer, "SIGN_IN_EXPIRED");
@@ -92,17 +74,17 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
 
   it("refuses a callback replayed with the transaction cookie kept", async () => {
     const browser = new Browser();
-    const callbackUrl = await reachCallback(browser, app.url, "ada");
-    const transaction = browser.jar(app.url).get("sign-in")!;
+    const callbackUrl = await reachCallback(browser, suite.app.url, "ada");
+    const transaction = browser.jar(suite.app.url).get("sign-in")!;
     expect((await browser.fetch(callbackUrl)).status).toBe(303);
     const replay = new Browser();
-    replay.jar(app.url).set("sign-in", transaction);
+    replay.jar(suite.app.url).set("sign-in", transaction);
     await expectCataloguePage(await replay.fetch(callbackUrl), "SIGN_IN_EXPIRED");
   });
 
   it("refuses a state that is not the one this browser was given", async () => {
     const browser = new Browser();
-    const callbackUrl = await reachCallback(browser, app.url, "ada");
+    const callbackUrl = await reachCallback(browser, suite.app.url, "ada");
     const forged = new URL(callbackUrl);
     forged.searchParams.set("state", "forged");
     await expectCataloguePage(await browser.fetch(forged.href), "SIGN_IN_EXPIRED");
@@ -112,7 +94,7 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
 
   it("refuses a callback with its code missing or repeated", async () => {
     const browser = new Browser();
-    const callbackUrl = await reachCallback(browser, app.url, "ada");
+    const callbackUrl = await reachCallback(browser, suite.app.url, "ada");
     const repeated = new URL(callbackUrl);
     repeated.searchParams.append("code", "another");
     await expectCataloguePage(await browser.fetch(repeated.href), "BAD_REQUEST");
@@ -124,55 +106,34 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     "shows a page signed out to a session cookie it did not make (%#)",
     async (value) => {
       const browser = new Browser();
-      browser.jar(app.url).set("session", value);
-      const home = await browser.fetch(`${app.url}/`);
+      browser.jar(suite.app.url).set("session", value);
+      const home = await browser.fetch(`${suite.app.url}/`);
       expect(home.status).toBe(200);
       expect(parseHtml(await home.text()).querySelector("header a.visitor")?.textContent).toBe("Sign in");
     },
   );
 
   it("shows the provider's refusal as a page with a way back", async () => {
-    const answer = await new Browser().fetch(`${app.url}/auth/callback?error=access_denied&state=x`);
+    const answer = await new Browser().fetch(`${suite.app.url}/auth/callback?error=access_denied&state=x`);
     await expectCataloguePage(answer, "SIGN_IN_DENIED");
   });
 
   it("signs out only by POST", async () => {
-    const answer = await fetch(`${app.url}/auth/sign-out`);
+    const answer = await fetch(`${suite.app.url}/auth/sign-out`);
     await expectCataloguePage(answer, "METHOD_NOT_ALLOWED");
   });
 });
 
 describe("session lifetimes", () => {
-  let provider: OpenIdProvider;
-  let app: RunningServer;
-
-  beforeAll(async () => {
-    const port = await getFreePort();
-    const origin = `http://127.0.0.1:${port}`;
-    provider = await startOpenIdProvider({ appOrigins: [origin] });
-    app = await startServer({
-      ...signInEnv(provider, origin),
-      PORT: String(port),
-      SESSION_IDLE_SECONDS: "2",
-      SESSION_MAX_SECONDS: "4",
-    });
-  });
-
-  afterAll(async () => {
-    try {
-      if (app) expectNoServerErrors(app);
-    } finally {
-      await Promise.all([app?.stop(), provider?.close()]);
-    }
-  });
+  const suite = startSuiteSignInApp({ env: { SESSION_IDLE_SECONDS: "2", SESSION_MAX_SECONDS: "4" } });
 
   const visitorOf = async (browser: Browser) =>
-    parseHtml(await (await browser.fetch(`${app.url}/`)).text()).querySelector("header .visitor span")
+    parseHtml(await (await browser.fetch(`${suite.app.url}/`)).text()).querySelector("header .visitor span")
       ?.textContent ?? null;
 
   it("end a session left idle", async () => {
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "ada");
+    await signInThroughProvider(browser, suite.app.url, "ada");
     expect(await visitorOf(browser)).toBe("Ada Lovelace");
     await sleep(2_500);
     expect(await visitorOf(browser)).toBeNull();
@@ -180,7 +141,7 @@ describe("session lifetimes", () => {
 
   it("end a session at its absolute end, however active", async () => {
     const browser = new Browser();
-    await signInThroughProvider(browser, app.url, "ada");
+    await signInThroughProvider(browser, suite.app.url, "ada");
     for (let second = 0; second < 3; second++) {
       await sleep(1_000);
       expect(await visitorOf(browser)).toBe("Ada Lovelace");

@@ -15,7 +15,7 @@ export type OpenIdProvider = {
   close: () => Promise<void>;
 };
 
-type Options = {
+export type OpenIdProviderOptions = {
   /** The app's ORIGIN: its callback and the address it is sent back to after logout. */
   appOrigins: string[];
   accessTokenSeconds?: number;
@@ -32,7 +32,7 @@ export async function startOpenIdProvider({
   appOrigins,
   accessTokenSeconds = 300,
   idTokenSeconds = 300,
-}: Options): Promise<OpenIdProvider> {
+}: OpenIdProviderOptions): Promise<OpenIdProvider> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
