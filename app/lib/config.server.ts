@@ -152,6 +152,11 @@ function getSignIn(env: z.output<typeof EnvSchema>) {
       "Invalid environment variable ORIGIN: required for sign-in, whose redirect address is ORIGIN/auth/callback",
     );
   }
+  if (!env.SESSION_SECRET) {
+    throw new ConfigError(
+      "Invalid environment variable SESSION_SECRET: required for sign-in, so that sessions survive restarts",
+    );
+  }
   if (env.SESSION_IDLE_SECONDS > env.SESSION_MAX_SECONDS) {
     throw new ConfigError(
       "Invalid environment variable SESSION_IDLE_SECONDS: must not exceed SESSION_MAX_SECONDS",

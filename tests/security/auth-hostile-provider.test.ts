@@ -96,3 +96,44 @@ describe("a provider that cannot be reached", () => {
     expect(await home.text()).toContain(">Sign in</a>");
   });
 });
+
+describe("behind https (ORIGIN https)", () => {
+  let provider: ScriptedProvider;
+  let app: RunningServer;
+
+  beforeAll(async () => {
+    const port = await getFreePort();
+    provider = await startScriptedProvider();
+    app = await startServer({
+      PORT: String(port),
+      ORIGIN: `https://127.0.0.1:${port}`,
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: provider.clientId,
+    });
+  });
+
+  afterAll(async () => {
+    try {
+      if (app) expectNoServerErrors(app);
+    } finally {
+      await Promise.all([app?.stop(), provider?.close()]);
+    }
+  });
+
+  it("keeps the sign-in and the session in Secure __Host- cookies", async () => {
+    const browser = new Browser();
+    const start = await browser.fetch(`${app.url}/auth/sign-in?redirectTo=/`);
+    expect(start.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^__Host-sign-in=[\w.-]+; Max-Age=600; Path=\/; HttpOnly; SameSite=Lax; Secure$/),
+    ]);
+    const authorize = await browser.fetch(start.headers.get("location")!);
+    const callbackUrl = new URL(authorize.headers.get("location")!);
+    expect(callbackUrl.origin).toBe(`https://127.0.0.1:${app.port}`);
+    const callback = await browser.fetch(`${app.url}${callbackUrl.pathname}${callbackUrl.search}`);
+    expect(callback.status).toBe(303);
+    expect(callback.headers.getSetCookie()).toEqual([
+      "__Host-sign-in=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure",
+      expect.stringMatching(/^__Host-session=[\w.-]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax; Secure$/),
+    ]);
+  });
+});

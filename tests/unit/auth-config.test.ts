@@ -5,6 +5,7 @@ const signIn = {
   OIDC_ISSUER: "https://login.example.com/realms/app",
   OIDC_CLIENT_ID: "web",
   ORIGIN: "https://app.example.com",
+  SESSION_SECRET: "a-session-secret-of-at-least-32-characters",
 };
 
 describe("sign-in settings", () => {
@@ -52,6 +53,7 @@ describe("sign-in settings", () => {
     ],
     [{ OIDC_CLIENT_ID: "web" }, "Invalid environment variable OIDC_ISSUER: required with OIDC_CLIENT_ID"],
     [{ ...signIn, ORIGIN: undefined }, "Invalid environment variable ORIGIN: required for sign-in"],
+    [{ ...signIn, SESSION_SECRET: undefined }, "Invalid environment variable SESSION_SECRET: required for sign-in"],
     [
       { ...signIn, OIDC_ISSUER: "http://login.example.com" },
       "Invalid environment variable OIDC_ISSUER: must be an https URL",
