@@ -63,3 +63,26 @@ test("a visitor without the role is refused with the 403 page", async ({ page })
   await page.goto("/things/1/feature");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Not allowed");
 });
+
+test("a signed-out visitor navigating to a guarded page signs in and lands on it", async ({
+  page,
+  baseURL,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/things");
+  // A client-side navigation where JavaScript runs (the loader's redirect comes as data), a page load where not.
+  if (javaScriptEnabled) {
+    await page.evaluate(() =>
+      (
+        window as unknown as { __remixRouter: { navigate: (to: string) => Promise<void> } }
+      ).__remixRouter.navigate("/things/1/feature"),
+    );
+  } else {
+    await page.goto("/things/1/feature");
+  }
+  await page.getByPlaceholder("Enter any login").fill("ada");
+  await page.getByPlaceholder("and password").fill("any");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
+});
