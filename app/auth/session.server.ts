@@ -71,6 +71,9 @@ async function loadVisitor(request: Request, settings: SignInSettings): Promise<
 }
 
 function refreshIfDue(session: Session, settings: SignInSettings) {
+  // Refreshed since this copy was read (an API's 401 in an earlier request): the cookie catches up.
+  const known = refreshes.get(getRefreshKey(session));
+  if (known && known.until >= Date.now()) return known.result;
   const margin = Math.min(MAX_REFRESH_MARGIN_MS, (session.tokenExpiresAt - session.tokenIssuedAt) / 4);
   if (session.tokenExpiresAt - Date.now() > margin) return Promise.resolve(session);
   return refreshSession(session, settings);
@@ -78,13 +81,15 @@ function refreshIfDue(session: Session, settings: SignInSettings) {
 
 const refreshes = new Map<string, { result: Promise<Session | null>; until: number }>();
 
+const getRefreshKey = (session: Session) => `${session.id}:${session.tokenIssuedAt}`;
+
 /**
  * The session with fresh tokens, or null when they could not be had (the visitor is signed out).
  * One refresh at a time per session: requests arriving meanwhile, or soon after with the session
  * as it was, share its result; with Redis a lock keeps other instances from refreshing it too.
  */
 export function refreshSession(session: Session, settings: SignInSettings): Promise<Session | null> {
-  const key = `${session.id}:${session.tokenIssuedAt}`;
+  const key = getRefreshKey(session);
   const now = Date.now();
   for (const [known, entry] of refreshes) {
     if (entry.until >= now) break;

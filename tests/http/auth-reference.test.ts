@@ -99,6 +99,16 @@ describe("the reference feature's guarded write", () => {
     expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
       refreshesBefore + 1,
     );
+
+    // The write's answer was a redirect; the next page brings the refreshed tokens into the cookie.
+    const cookieAfterWrite = browser.jar(suite.app.url).get("session");
+    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(200);
+    expect(browser.jar(suite.app.url).get("session")).not.toBe(cookieAfterWrite);
+    expect((await post(browser, `${suite.app.url}/things/1/feature`)).status).toBe(303);
+    expect(seen).toEqual([seen[0], seen[1], seen[1]]);
+    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
+      refreshesBefore + 1,
+    );
   });
 
   it("asks the visitor to sign in again when the API refuses the fresh token too", async () => {
