@@ -53,7 +53,10 @@ describe("sign-in settings", () => {
     ],
     [{ OIDC_CLIENT_ID: "web" }, "Invalid environment variable OIDC_ISSUER: required with OIDC_CLIENT_ID"],
     [{ ...signIn, ORIGIN: undefined }, "Invalid environment variable ORIGIN: required for sign-in"],
-    [{ ...signIn, SESSION_SECRET: undefined }, "Invalid environment variable SESSION_SECRET: required for sign-in"],
+    [
+      { ...signIn, SESSION_SECRET: undefined },
+      "Invalid environment variable SESSION_SECRET: required for sign-in",
+    ],
     [
       { ...signIn, OIDC_ISSUER: "http://login.example.com" },
       "Invalid environment variable OIDC_ISSUER: must be an https URL",
