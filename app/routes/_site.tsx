@@ -1,6 +1,14 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, Link, Outlet, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
+import {
+  Form,
+  Link,
+  Outlet,
+  type ShouldRevalidateFunction,
+  useLoaderData,
+  useLocation,
+  useRouteLoaderData,
+} from "@remix-run/react";
 import { getUser } from "~/auth/guards.server";
 import { getSignInHref, type User } from "~/auth/user";
 import { ThemeControl } from "~/routes/_site.preferences.theme/theme-control";
@@ -11,6 +19,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { user, headers } = await getUser(request);
   return data({ ...getPublicConfig(), signIn: getConfig().signIn !== null, user }, { headers });
 }
+
+// The visitor's session is read (and its cookie renewed, its tokens refreshed) here on every
+// navigation, not only when the layout's own data would change.
+export const shouldRevalidate: ShouldRevalidateFunction = ({
+  currentUrl,
+  nextUrl,
+  defaultShouldRevalidate,
+}) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
 /** The frame every page renders in: header, main content and footer. */
 export default function SiteLayout() {
