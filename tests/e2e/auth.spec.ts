@@ -1,5 +1,6 @@
 import type http from "node:http";
 import { startSignInApp, type SignInApp } from "../support/oidc-app";
+import type { Page } from "@playwright/test";
 import { test as base, expect } from "./fixtures";
 
 const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
@@ -28,14 +29,19 @@ const test = base.extend<object, { signInApp: SignInApp }>({
   },
 });
 
+/** Signs `login` in on the provider's dev login page, where a sign-in has taken the visitor. */
+async function signInAtProvider(page: Page, login: string) {
+  await page.getByPlaceholder("Enter any login").fill(login);
+  await page.getByPlaceholder("and password").fill("any");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+}
+
 test("a visitor signs in, sees their name, makes a guarded write and signs out", async ({
   page,
   baseURL,
 }) => {
   await page.goto("/things/1/feature");
-  await page.getByPlaceholder("Enter any login").fill("ada");
-  await page.getByPlaceholder("and password").fill("any");
-  await page.getByRole("button", { name: "Sign-in" }).click();
+  await signInAtProvider(page, "ada");
   await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
   await expect(page.locator("header")).toContainText("Ada Lovelace");
@@ -56,9 +62,7 @@ test("a visitor signs in, sees their name, makes a guarded write and signs out",
 test("a visitor without the role is refused with the 403 page", async ({ page }) => {
   await page.goto("/things");
   await page.locator("header").getByRole("link", { name: "Sign in" }).click();
-  await page.getByPlaceholder("Enter any login").fill("bob");
-  await page.getByPlaceholder("and password").fill("any");
-  await page.getByRole("button", { name: "Sign-in" }).click();
+  await signInAtProvider(page, "bob");
   await expect(page.locator("header")).toContainText("Bob Visitor");
   await page.goto("/things/1/feature");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Not allowed");
@@ -80,9 +84,7 @@ test("a signed-out visitor navigating to a guarded page signs in and lands on it
   } else {
     await page.goto("/things/1/feature");
   }
-  await page.getByPlaceholder("Enter any login").fill("ada");
-  await page.getByPlaceholder("and password").fill("any");
-  await page.getByRole("button", { name: "Sign-in" }).click();
+  await signInAtProvider(page, "ada");
   await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
 });

@@ -17,36 +17,49 @@ async function signIn(browser: Browser, app: RunningServer) {
   return browser.fetch(authorize.headers.get("location")!);
 }
 
-describe("a hostile or failing provider never signs anyone in and never answers 500", () => {
-  let provider: ScriptedProvider;
-  let app: RunningServer;
-
+/**
+ * A built server signing in through a scripted provider, for the enclosing `describe`; after its
+ * tests, no 5xx but `expectedStatuses` and no error-level log line.
+ */
+function startSuiteWithScriptedProvider({
+  scheme = "http",
+  env = {},
+  expectedStatuses = [],
+}: { scheme?: string; env?: Record<string, string>; expectedStatuses?: number[] } = {}) {
+  const suite = {} as { provider: ScriptedProvider; app: RunningServer };
   beforeAll(async () => {
     const port = await getFreePort();
-    provider = await startScriptedProvider();
-    app = await startServer({
+    suite.provider = await startScriptedProvider();
+    suite.app = await startServer({
       PORT: String(port),
-      ORIGIN: `http://127.0.0.1:${port}`,
-      OIDC_ISSUER: provider.issuer,
-      OIDC_CLIENT_ID: provider.clientId,
-      OIDC_TIMEOUT_MS: "1000",
+      ORIGIN: `${scheme}://127.0.0.1:${port}`,
+      OIDC_ISSUER: suite.provider.issuer,
+      OIDC_CLIENT_ID: suite.provider.clientId,
+      ...env,
     });
   });
-
   afterAll(async () => {
     try {
-      if (app) expectNoServerErrors(app, [502, 503]);
+      if (suite.app) expectNoServerErrors(suite.app, expectedStatuses);
     } finally {
-      await Promise.all([app?.stop(), provider?.close()]);
+      await Promise.all([suite.app?.stop(), suite.provider?.close()]);
     }
+  });
+  return suite;
+}
+
+describe("a hostile or failing provider never signs anyone in and never answers 500", () => {
+  const suite = startSuiteWithScriptedProvider({
+    env: { OIDC_TIMEOUT_MS: "1000" },
+    expectedStatuses: [502, 503],
   });
 
   it("signs in when the ID token is valid (the control case)", async () => {
-    provider.answer = "valid";
+    suite.provider.answer = "valid";
     const browser = new Browser();
-    const answer = await signIn(browser, app);
+    const answer = await signIn(browser, suite.app);
     expect(answer.status).toBe(303);
-    expect(browser.jar(app.url).get("session")).toBeDefined();
+    expect(browser.jar(suite.app.url).get("session")).toBeDefined();
   });
 
   it.each<[TokenAnswer, "SIGN_IN_FAILED" | "SIGN_IN_UNAVAILABLE"]>([
@@ -59,12 +72,12 @@ describe("a hostile or failing provider never signs anyone in and never answers 
     ["garbage", "SIGN_IN_FAILED"],
     ["hang", "SIGN_IN_UNAVAILABLE"],
   ])("a token endpoint answering %s is %s, with no session", async (answer, code) => {
-    provider.answer = answer;
+    suite.provider.answer = answer;
     const browser = new Browser();
-    const callback = await signIn(browser, app);
+    const callback = await signIn(browser, suite.app);
     await expectCataloguePage(callback, code);
     expect(callback.headers.getSetCookie().some((cookie) => cookie.startsWith("session="))).toBe(false);
-    expect(browser.jar(app.url).get("session")).toBeUndefined();
+    expect(browser.jar(suite.app.url).get("session")).toBeUndefined();
   });
 });
 
@@ -98,38 +111,18 @@ describe("a provider that cannot be reached", () => {
 });
 
 describe("behind https (ORIGIN https)", () => {
-  let provider: ScriptedProvider;
-  let app: RunningServer;
-
-  beforeAll(async () => {
-    const port = await getFreePort();
-    provider = await startScriptedProvider();
-    app = await startServer({
-      PORT: String(port),
-      ORIGIN: `https://127.0.0.1:${port}`,
-      OIDC_ISSUER: provider.issuer,
-      OIDC_CLIENT_ID: provider.clientId,
-    });
-  });
-
-  afterAll(async () => {
-    try {
-      if (app) expectNoServerErrors(app);
-    } finally {
-      await Promise.all([app?.stop(), provider?.close()]);
-    }
-  });
+  const suite = startSuiteWithScriptedProvider({ scheme: "https" });
 
   it("keeps the sign-in and the session in Secure __Host- cookies", async () => {
     const browser = new Browser();
-    const start = await browser.fetch(`${app.url}/auth/sign-in?redirectTo=/`);
+    const start = await browser.fetch(`${suite.app.url}/auth/sign-in?redirectTo=/`);
     expect(start.headers.getSetCookie()).toEqual([
       expect.stringMatching(/^__Host-sign-in=[\w.-]+; Max-Age=600; Path=\/; HttpOnly; SameSite=Lax; Secure$/),
     ]);
     const authorize = await browser.fetch(start.headers.get("location")!);
     const callbackUrl = new URL(authorize.headers.get("location")!);
-    expect(callbackUrl.origin).toBe(`https://127.0.0.1:${app.port}`);
-    const callback = await browser.fetch(`${app.url}${callbackUrl.pathname}${callbackUrl.search}`);
+    expect(callbackUrl.origin).toBe(`https://127.0.0.1:${suite.app.port}`);
+    const callback = await browser.fetch(`${suite.app.url}${callbackUrl.pathname}${callbackUrl.search}`);
     expect(callback.status).toBe(303);
     expect(callback.headers.getSetCookie()).toEqual([
       "__Host-sign-in=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure",
