@@ -1,3 +1,4 @@
+import { getAccessToken, getRefreshedAccessToken } from "~/auth/guards.server";
 import { getConfig, type Config } from "~/lib/config.server";
 import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
 import { getRequestFields, logger } from "~/lib/logger.server";
@@ -9,7 +10,7 @@ import { getForwardedHeaders, prepareRequest } from "./prepare-request.server";
 import { readUpstreamFormErrors } from "./problem-details.server";
 import { readJson } from "./read-response.server";
 import { createRetryBudget, REPLAYABLE_METHODS, type RetryBudget } from "./retry-policy.server";
-import { sendRequest } from "./send-request.server";
+import { sendRequest, type Exchange } from "./send-request.server";
 import { sendWithRetries } from "./send-with-retries.server";
 import { getFailureForStatus, UpstreamError } from "./upstream-error.server";
 
@@ -38,17 +39,34 @@ export async function callApi<C extends Call>(
     const error = new UpstreamError("UPSTREAM_UNAVAILABLE", "API_BASE_URL is not set", { sent: false });
     throw fail(request, { call, startedAt }, error);
   }
-  const exchange = prepareRequest(request, call, input, settings.API_BASE_URL);
+  const accessToken = call.auth === "visitor" ? await getAccessToken(request) : null;
+  const exchange = prepareRequest(request, call, input, settings.API_BASE_URL, accessToken);
   const attempt: CallAttempt = { call, startedAt, trace: exchange.trace };
   const deadline = startCallDeadline(request.signal, settings.API_TIMEOUT_MS);
-  try {
-    const response = await sendWithRetries(exchange, {
+  const send = (sent: Exchange) =>
+    sendWithRetries(sent, {
       replayable: REPLAYABLE_METHODS.has(call.method) || call.idempotencyKey === true,
       signal: deadline.signal,
       deadlineAt: deadline.endsAt,
       budget: settings.retryBudget ?? retryBudget,
       onRetry: (outcome) => reportOutcome(attempt, outcome),
     });
+  try {
+    let response = await send(exchange);
+    // The visitor's token was refused: refreshed once and sent again, else they sign in again.
+    if (accessToken && response.statusCode === 401) {
+      response.destroy();
+      const refreshed = await getRefreshedAccessToken(request, accessToken);
+      response = await send({
+        ...exchange,
+        headers: { ...exchange.headers, authorization: `Bearer ${refreshed}` },
+      });
+      if (response.statusCode === 401) {
+        response.destroy();
+        reportOutcome(attempt, "401");
+        throw createErrorResponse("SIGN_IN_REQUIRED");
+      }
+    }
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
       // An answer the call shows on its form (define-call.ts `formErrors`) goes back to the action.

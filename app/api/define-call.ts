@@ -35,6 +35,12 @@ export type Call<
    * retried like a read: the API applies it once whatever the number of copies it receives.
    */
   idempotencyKey?: boolean;
+  /**
+   * `"visitor"`: made on the signed-in visitor's behalf, with their access token as
+   * `Authorization: Bearer` (a visitor who is not signed in is asked to). Calls without it never
+   * carry a credential.
+   */
+  auth?: "visitor";
 };
 
 /** An upstream answer as the form shows it: Conform's `reply({ formErrors, fieldErrors })`. */

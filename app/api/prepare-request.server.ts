@@ -7,7 +7,8 @@ import { ACCEPTED_ENCODINGS } from "./read-response.server";
 import type { Exchange } from "./send-request.server";
 
 /**
- * The request a call sends for `input`: its URL under `baseUrl`, its headers and encoded body.
+ * The request a call sends for `input`: its URL under `baseUrl`, its headers and encoded body,
+ * and the visitor's `accessToken` for a call made on their behalf.
  * Input that does not match the call's schemas, or a path value that would leave its segment,
  * is refused with the catalogue's 400 before anything is sent.
  */
@@ -16,6 +17,7 @@ export function prepareRequest<C extends Call>(
   call: C,
   input: CallInput<C>,
   baseUrl: string,
+  accessToken: string | null = null,
 ): Exchange {
   const fields = input as { params?: unknown; query?: unknown; body?: unknown };
   const params = parseInput(call.params, fields.params ?? {}) as Record<string, unknown> | undefined;
@@ -30,6 +32,7 @@ export function prepareRequest<C extends Call>(
   if (contentType) headers["content-type"] = contentType;
   // One key per call, so every retry of it carries the same.
   if (call.idempotencyKey) headers["idempotency-key"] = randomUUID();
+  if (accessToken) headers.authorization = `Bearer ${accessToken}`;
   return { url, method: call.method, headers, body: encoded, trace };
 }
 

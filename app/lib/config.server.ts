@@ -5,6 +5,12 @@ import { APP_NAME } from "./constants";
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
+const seconds = z.coerce.number().int().min(1).max(31_536_000);
+const redisUrl = z
+  .string()
+  .refine((value) => /^rediss?:$/.test(URL.canParse(value) ? new URL(value).protocol : ""), {
+    message: "must be a redis:// or rediss:// URL",
+  });
 
 const EnvSchema = z.object({
   /** `production` unless set; `development` turns on readable logs and live reload. */
@@ -60,18 +66,38 @@ const EnvSchema = z.object({
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
   /** A Redis every instance shares: the write limit is counted there; unset, each counts its own. */
-  RATE_LIMIT_REDIS_URL: z
-    .string()
-    .refine((value) => /^rediss?:$/.test(URL.canParse(value) ? new URL(value).protocol : ""), {
-      message: "must be a redis:// or rediss:// URL",
-    })
-    .optional(),
+  RATE_LIMIT_REDIS_URL: redisUrl.optional(),
   /** Port of the Prometheus metrics endpoint (`GET /metrics`), apart from the app's; unset: off. */
   METRICS_PORT: port.optional(),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /** OTLP/HTTP collector base URL (`http://collector:4318`) for spans; unset, nothing is exported. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().transform(toBaseUrl).optional(),
+  /** The OpenID Connect provider's issuer URL; with OIDC_CLIENT_ID it turns sign-in on (docs/sign-in.md). */
+  OIDC_ISSUER: z.string().transform(toIssuer).optional(),
+  /** This app's client id at the provider. */
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  /** The client's secret, for a confidential client; unset, a public client (PKCE only). */
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The ID token claim holding the visitor's roles; a dotted path reads nested claims. */
+  OIDC_ROLES_CLAIM: z
+    .string()
+    .regex(/^[^.\s]+(\.[^.\s]+)*$/, "must be a claim name or a dotted path such as realm_access.roles")
+    .default("roles"),
+  /** Space-separated scopes asked for at sign-in; `openid` must be one. */
+  OIDC_SCOPES: z
+    .string()
+    .transform((value) => value.split(/\s+/).filter(Boolean))
+    .refine((scopes) => scopes.includes("openid"), { message: "must include openid" })
+    .default(["openid", "profile", "email"]),
+  /** Deadline for one request to the provider (discovery, token, keys). */
+  OIDC_TIMEOUT_MS: milliseconds.default(5_000),
+  /** A signed-in visitor idle this long is signed out. */
+  SESSION_IDLE_SECONDS: seconds.default(3_600),
+  /** A session ends this long after sign-in, whatever the activity. */
+  SESSION_MAX_SECONDS: seconds.default(43_200),
+  /** A Redis every instance shares for sessions; unset, a session lives in an encrypted cookie. */
+  SESSION_REDIS_URL: redisUrl.optional(),
 });
 
 function toOrigin(value: string, ctx: z.RefinementCtx) {
@@ -95,6 +121,66 @@ function toBaseUrl(value: string, ctx: z.RefinementCtx) {
   return z.NEVER;
 }
 
+// Plain http reaches the provider only on this machine (development and tests).
+function toIssuer(value: string, ctx: z.RefinementCtx) {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  const isLoopback =
+    url?.hostname === "localhost" || url?.hostname === "127.0.0.1" || url?.hostname === "[::1]";
+  if (
+    url &&
+    !url.search &&
+    !url.hash &&
+    (url.protocol === "https:" || (url.protocol === "http:" && isLoopback))
+  ) {
+    return url.href;
+  }
+  ctx.addIssue({
+    code: "custom",
+    message: "must be an https URL such as https://login.example.com/realms/app",
+  });
+  return z.NEVER;
+}
+
+/** The sign-in settings, or null when sign-in is off; throws ConfigError when they cannot work. */
+function getSignIn(env: z.output<typeof EnvSchema>) {
+  const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, ORIGIN } = env;
+  if (!issuer && !clientId) return null;
+  if (!issuer)
+    throw new ConfigError("Invalid environment variable OIDC_ISSUER: required with OIDC_CLIENT_ID");
+  if (!clientId)
+    throw new ConfigError("Invalid environment variable OIDC_CLIENT_ID: required with OIDC_ISSUER");
+  if (!ORIGIN) {
+    throw new ConfigError(
+      "Invalid environment variable ORIGIN: required for sign-in, whose redirect address is ORIGIN/auth/callback",
+    );
+  }
+  if (!env.SESSION_SECRET) {
+    throw new ConfigError(
+      "Invalid environment variable SESSION_SECRET: required for sign-in, so that sessions survive restarts",
+    );
+  }
+  if (env.SESSION_IDLE_SECONDS > env.SESSION_MAX_SECONDS) {
+    throw new ConfigError(
+      "Invalid environment variable SESSION_IDLE_SECONDS: must not exceed SESSION_MAX_SECONDS",
+    );
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret: env.OIDC_CLIENT_SECRET ?? null,
+    rolesClaim: env.OIDC_ROLES_CLAIM,
+    scopes: env.OIDC_SCOPES,
+    timeoutMs: env.OIDC_TIMEOUT_MS,
+    origin: ORIGIN,
+    redirectUri: `${ORIGIN}/auth/callback`,
+    idleSeconds: env.SESSION_IDLE_SECONDS,
+    maxSeconds: env.SESSION_MAX_SECONDS,
+    redisUrl: env.SESSION_REDIS_URL ?? null,
+  };
+}
+
+export type SignInSettings = NonNullable<Config["signIn"]>;
+
 export type Config = ReturnType<typeof parseConfig>;
 
 export class ConfigError extends Error {
@@ -117,6 +203,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     ...rest,
     sessionSecrets: SESSION_SECRET ?? null,
     secureCookies: rest.ORIGIN?.startsWith("https:") ?? false,
+    signIn: getSignIn(result.data),
   };
 }
 

@@ -95,6 +95,36 @@ export const errorCatalogue = {
     title: "Service timed out",
     message: "A service this page depends on took too long to answer. Try again later.",
   },
+  SIGN_IN_REQUIRED: {
+    status: 401,
+    title: "Sign in to continue",
+    message: "This needs you to be signed in. Sign in, then try again.",
+  },
+  FORBIDDEN: {
+    status: 403,
+    title: "Not allowed",
+    message: "Your account does not have permission to do this.",
+  },
+  SIGN_IN_DENIED: {
+    status: 403,
+    title: "Sign-in not completed",
+    message: "The sign-in service did not sign you in. You can try again.",
+  },
+  SIGN_IN_EXPIRED: {
+    status: 400,
+    title: "Sign-in expired",
+    message: "This sign-in was not started here or took too long. Sign in again.",
+  },
+  SIGN_IN_FAILED: {
+    status: 502,
+    title: "Sign-in failed",
+    message: "The sign-in service sent an answer we could not trust. Try again later.",
+  },
+  SIGN_IN_UNAVAILABLE: {
+    status: 503,
+    title: "Sign-in unavailable",
+    message: "Signing in is not possible right now. Try again in a moment.",
+  },
 } as const satisfies Record<string, { status: number; title: string; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -1,15 +1,36 @@
-import { Link, Outlet, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import {
+  Form,
+  Link,
+  Outlet,
+  type ShouldRevalidateFunction,
+  useLoaderData,
+  useLocation,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import { getUser } from "~/auth/guards.server";
+import { getSignInHref, type User } from "~/auth/user";
 import { ThemeControl } from "~/routes/_site.preferences.theme/theme-control";
-import { getPublicConfig } from "~/lib/config.server";
+import { getConfig, getPublicConfig } from "~/lib/config.server";
 import type { loader as rootLoader } from "~/root";
 
-export function loader() {
-  return getPublicConfig();
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { user, headers } = await getUser(request);
+  return data({ ...getPublicConfig(), signIn: getConfig().signIn !== null, user }, { headers });
 }
+
+// The visitor's session is read (and its cookie renewed, its tokens refreshed) here on every
+// navigation, not only when the layout's own data would change.
+export const shouldRevalidate: ShouldRevalidateFunction = ({
+  currentUrl,
+  nextUrl,
+  defaultShouldRevalidate,
+}) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
 /** The frame every page renders in: header, main content and footer. */
 export default function SiteLayout() {
-  const { appName, version } = useLoaderData<typeof loader>();
+  const { appName, version, signIn, user } = useLoaderData<typeof loader>();
   const rootData = useRouteLoaderData<typeof rootLoader>("root");
   return (
     <>
@@ -18,6 +39,7 @@ export default function SiteLayout() {
           {appName}
         </Link>
         <ThemeControl theme={rootData?.theme ?? "system"} />
+        {signIn ? <VisitorControl user={user} /> : null}
       </header>
       <main id="main" tabIndex={-1}>
         <div className="flash" role="status">
@@ -29,5 +51,23 @@ export default function SiteLayout() {
         <p>Version {version}</p>
       </footer>
     </>
+  );
+}
+
+// Both leave for the provider, so both are whole-document requests, with or without JavaScript.
+function VisitorControl({ user }: { user: User | null }) {
+  const { pathname, search } = useLocation();
+  if (!user) {
+    const here = pathname.startsWith("/auth/") ? "/" : pathname + search;
+    return (
+      <a className="visitor" href={getSignInHref(here)}>
+        Sign in
+      </a>
+    );
+  }
+  return (
+    <Form method="post" action="/auth/sign-out" reloadDocument className="visitor">
+      <span>{user.name}</span> <button type="submit">Sign out</button>
+    </Form>
   );
 }

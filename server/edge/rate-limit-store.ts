@@ -1,14 +1,11 @@
 import type { Options, Store } from "express-rate-limit";
 import type { RedisReply, RedisStore } from "rate-limit-redis";
 import { logger } from "~/lib/logger.server";
+import { getRedisClientOptions } from "~/lib/redis-options.server";
 import { createThrottledWarning } from "~/lib/throttled-warning.server";
 
 // A write waits at most this long on Redis before it goes through uncounted.
 const COMMAND_TIMEOUT_MS = 250;
-const CONNECT_TIMEOUT_MS = 1_000;
-const MAX_RECONNECT_DELAY_MS = 2_000;
-// Commands sent to a Redis that stopped answering are refused at once beyond this many.
-const MAX_WAITING_COMMANDS = 1_000;
 
 const warnStoreFailed = createThrottledWarning("rate limit: Redis failed, writes go through uncounted");
 
@@ -28,15 +25,7 @@ export type SharedRateLimitStore = Awaited<ReturnType<typeof startSharedRateLimi
 export async function startSharedRateLimitStore(url: string, onError: () => void) {
   const [{ createClient }, { RedisStore }] = await Promise.all([import("redis"), import("rate-limit-redis")]);
   const connect = () => {
-    const created = createClient({
-      url,
-      disableOfflineQueue: true,
-      commandsQueueMaxLength: MAX_WAITING_COMMANDS,
-      socket: {
-        connectTimeout: CONNECT_TIMEOUT_MS,
-        reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
-      },
-    });
+    const created = createClient(getRedisClientOptions(url));
     // The client reports each failed connection attempt here; it keeps trying.
     created.on("error", (error: unknown) => warnStoreFailed({ err: error }));
     created.connect().catch((error: unknown) => warnStoreFailed({ err: error }));

@@ -39,7 +39,8 @@ export function createSecurityHeaders(config: Config): RequestHandler[] {
           connectSrc: ["'self'", ...devSocket],
           objectSrc: ["'none'"],
           baseUri: ["'none'"],
-          formAction: ["'self'"],
+          // Signing out posts here, then goes on to the provider's logout page.
+          formAction: ["'self'", ...(config.signIn ? [new URL(config.signIn.issuer).origin] : [])],
           frameAncestors: ["'none'"],
           ...(isHttps ? { upgradeInsecureRequests: [] } : {}),
         },

@@ -10,11 +10,12 @@ export type LoadBalancer = { url: string; stop: () => Promise<void> };
 /**
  * nginx on loopback in front of the given ports, as a production load balancer would be set
  * up: it keeps the visitor's Host header and retries idempotent requests on the next instance
- * when one refuses the connection or is going away.
+ * when one refuses the connection or is going away. `port` is free by default; a test whose
+ * instances must know the balancer's address (their ORIGIN) before it starts picks it.
  */
-export async function startNginx(upstreamPorts: number[]): Promise<LoadBalancer> {
+export async function startNginx(upstreamPorts: number[], port?: number): Promise<LoadBalancer> {
   const nginx = requireSystemBinary("nginx-light");
-  const port = await getFreePort();
+  port ??= await getFreePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "nginx-"));
   // nginx's workers may run as another user than the test (root starts them as nobody).
   chmodSync(dir, 0o777);

@@ -1,0 +1,19 @@
+/*
+ * The libraries sign-in uses, loaded on first use so that with sign-in off none of them is.
+ * Their names are held in variables so that no browser build follows them: routes outside app/
+ * (the reference app's fault routes) reach these modules without Remix emptying them.
+ */
+import type * as Jose from "jose";
+import type * as OpenIdClient from "openid-client";
+import type * as Redis from "redis";
+
+const JOSE = "jose";
+const OPENID_CLIENT = "openid-client";
+const REDIS = "redis";
+
+export const loadJose = () => import(/* @vite-ignore */ JOSE) as Promise<typeof Jose>;
+
+export const loadOpenIdClient = () =>
+  import(/* @vite-ignore */ OPENID_CLIENT) as Promise<typeof OpenIdClient>;
+
+export const loadRedis = () => import(/* @vite-ignore */ REDIS) as Promise<typeof Redis>;

@@ -1,0 +1,25 @@
+import type { MetaFunction } from "@remix-run/node";
+import { isRouteErrorResponse } from "@remix-run/react";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { APP_DESCRIPTION, APP_NAME } from "~/lib/constants";
+import { getError, getErrorForStatus, isErrorCode } from "~/lib/errors";
+
+/*
+ * What the /auth/* routes render: they answer with a redirect, so a page of theirs is only ever
+ * the catalogue's error page, inside the site layout, titled for the error.
+ */
+
+export default function RedirectOnlyPage() {
+  return null;
+}
+
+export const meta: MetaFunction = ({ error }) => {
+  const code: unknown = isRouteErrorResponse(error) ? error.data?.code : undefined;
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  const { title } = isErrorCode(code) ? getError(code) : getErrorForStatus(status);
+  return [{ title: `${title} · ${APP_NAME}` }, { name: "description", content: APP_DESCRIPTION }];
+};
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}

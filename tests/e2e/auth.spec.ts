@@ -1,0 +1,90 @@
+import type http from "node:http";
+import { startSignInApp, type SignInApp } from "../support/oidc-app";
+import type { Page } from "@playwright/test";
+import { test as base, expect } from "./fixtures";
+
+const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
+
+function answerThings(req: http.IncomingMessage, res: http.ServerResponse) {
+  const json = (body: unknown) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+  if (req.url?.startsWith("/things?")) return json({ items: [THING], page: 1, pageCount: 1 });
+  if (req.method === "PUT") return json({ ...THING, featured: true });
+  return json(THING);
+}
+
+// The reference app with sign-in through a real OpenID provider; its dev login pages are forms.
+const test = base.extend<object, { signInApp: SignInApp }>({
+  signInApp: [
+    async ({}, use) => {
+      const signInApp = await startSignInApp({ referenceApp: true });
+      signInApp.upstream.handle(answerThings);
+      await use(signInApp);
+      await signInApp.stop();
+    },
+    { scope: "worker", timeout: 120_000 },
+  ],
+  baseURL: async ({ signInApp }, use) => {
+    await use(signInApp.app.url);
+  },
+});
+
+/** Signs `login` in on the provider's dev login page, where a sign-in has taken the visitor. */
+async function signInAtProvider(page: Page, login: string) {
+  await page.getByPlaceholder("Enter any login").fill(login);
+  await page.getByPlaceholder("and password").fill("any");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+}
+
+test("a visitor signs in, sees their name, makes a guarded write and signs out", async ({
+  page,
+  baseURL,
+}) => {
+  await page.goto("/things/1/feature");
+  await signInAtProvider(page, "ada");
+  await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
+  await expect(page.locator("header")).toContainText("Ada Lovelace");
+
+  await page.getByRole("button", { name: "Feature Anchor" }).click();
+  await expect(page).toHaveURL(`${baseURL}/things/1`);
+  await expect(page.getByRole("status")).toContainText("Anchor is now featured.");
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Yes, sign me out" }).click();
+  await expect(page).toHaveURL(`${baseURL}/`);
+  await page.goto("/things");
+  await expect(page.locator("header").getByRole("link", { name: "Sign in" })).toBeVisible();
+  const cookies = await page.context().cookies(baseURL);
+  expect(cookies.map((cookie) => cookie.name)).not.toContain("session");
+});
+
+test("a visitor without the role is refused with the 403 page", async ({ page }) => {
+  await page.goto("/things");
+  await page.locator("header").getByRole("link", { name: "Sign in" }).click();
+  await signInAtProvider(page, "bob");
+  await expect(page.locator("header")).toContainText("Bob Visitor");
+  await page.goto("/things/1/feature");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Not allowed");
+});
+
+test("a signed-out visitor navigating to a guarded page signs in and lands on it", async ({
+  page,
+  baseURL,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/things");
+  // A client-side navigation where JavaScript runs (the loader's redirect comes as data), a page load where not.
+  if (javaScriptEnabled) {
+    await page.evaluate(() =>
+      (
+        window as unknown as { __remixRouter: { navigate: (to: string) => Promise<void> } }
+      ).__remixRouter.navigate("/things/1/feature"),
+    );
+  } else {
+    await page.goto("/things/1/feature");
+  }
+  await signInAtProvider(page, "ada");
+  await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
+});

@@ -1,0 +1,137 @@
+import type http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseHtml } from "../support/html";
+import { startNginx, type LoadBalancer } from "../support/nginx";
+import { Browser, signInThroughProvider } from "../support/oidc-browser";
+import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
+import { getFreePort } from "../support/ports";
+import { startRedis, type Redis } from "../support/redis";
+import { buildReferenceApp, expectCataloguePage } from "../support/reference-app";
+import { startServer, expectNoServerErrors, getLoggedStatuses, type RunningServer } from "../support/server";
+import { startUpstream, type Upstream } from "../support/upstream";
+
+const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
+
+const answerThing = (_req: http.IncomingMessage, res: http.ServerResponse) =>
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(THING));
+
+async function visitorName(browser: Browser, url: string) {
+  const page = await browser.fetch(url);
+  expect(page.status).toBe(200);
+  const header = parseHtml(await page.text()).querySelector("header .visitor");
+  return header?.tagName === "FORM" ? header.querySelector("span")?.textContent : null;
+}
+
+describe("sessions in Redis, shared by two instances behind a load balancer", () => {
+  let redis: Redis;
+  let provider: OpenIdProvider;
+  let upstream: Upstream;
+  let balancer: LoadBalancer;
+  let instances: RunningServer[] = [];
+  let guarded: string;
+
+  beforeAll(async () => {
+    const [ports, balancerPort, cwd] = await Promise.all([
+      Promise.all([getFreePort(), getFreePort()]),
+      getFreePort(),
+      buildReferenceApp(),
+    ]);
+    const origin = `http://127.0.0.1:${balancerPort}`;
+    [redis, upstream, provider] = await Promise.all([
+      startRedis(),
+      startUpstream(),
+      startOpenIdProvider({ appOrigins: [origin] }),
+    ]);
+    upstream.handle(answerThing);
+    const env = { ...signInEnv(provider, origin), SESSION_REDIS_URL: redis.url, API_BASE_URL: upstream.url };
+    [balancer, ...instances] = await Promise.all([
+      startNginx(ports, balancerPort),
+      ...ports.map((port) => startServer({ ...env, PORT: String(port) }, { cwd })),
+    ]);
+    guarded = `${balancer.url}/things/1/feature`;
+  }, 120_000);
+
+  afterAll(async () => {
+    redis?.resume();
+    try {
+      for (const instance of instances) expectNoServerErrors(instance, [503]);
+    } finally {
+      await Promise.all([...instances.map((instance) => instance.stop()), balancer?.stop()]);
+      await Promise.all([redis?.stop(), provider?.close(), upstream?.close()]);
+    }
+  });
+
+  it("keeps a visitor signed in whichever instance answers, with only an id in the cookie", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, balancer.url, "ada");
+    expect(browser.jar(balancer.url).get("session")).toMatch(/^[\w-]{43}$/);
+    const before = instances.map((instance) => getLoggedStatuses(instance).length);
+    for (let i = 0; i < 4; i++)
+      expect(await visitorName(browser, `${balancer.url}/things/1/feature`)).toBe("Ada Lovelace");
+    const startedAt = performance.now();
+    for (let i = 0; i < 100; i++) await (await browser.fetch(`${balancer.url}/things/1/edit`)).arrayBuffer();
+    console.log(
+      `signed-in page through nginx, sessions in Redis: ${((performance.now() - startedAt) / 100).toFixed(2)} ms each`,
+    );
+    const after = instances.map((instance) => getLoggedStatuses(instance).length);
+    expect(after[0]).toBeGreaterThan(before[0]!);
+    expect(after[1]).toBeGreaterThan(before[1]!);
+  });
+
+  it("ends the previous session at a new sign-in, and at sign-out, on every instance", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, balancer.url, "ada");
+    const first = browser.jar(balancer.url).get("session")!;
+    browser.forget(provider.issuer);
+    await signInThroughProvider(browser, balancer.url, "bob");
+    const stale = new Browser();
+    stale.jar(balancer.url).set("session", first);
+    for (let i = 0; i < 2; i++) expect(await visitorName(stale, `${balancer.url}/things/1/edit`)).toBeNull();
+
+    const second = browser.jar(balancer.url).get("session")!;
+    const signOut = await browser.fetch(`${balancer.url}/auth/sign-out`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: balancer.url },
+      body: "",
+    });
+    expect(signOut.status).toBe(303);
+    const kept = new Browser();
+    kept.jar(balancer.url).set("session", second);
+    for (let i = 0; i < 2; i++) expect(await visitorName(kept, `${balancer.url}/things/1/edit`)).toBeNull();
+  });
+
+  it("answers 503, never 500, while Redis is frozen or down, and pages that only vary render signed out", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, balancer.url, "ada", "/things/1");
+    redis.pause();
+    try {
+      const startedAt = performance.now();
+      await expectCataloguePage(await browser.fetch(guarded), "SIGN_IN_UNAVAILABLE");
+      console.log(
+        `guarded page with Redis frozen: 503 after ${Math.round(performance.now() - startedAt)} ms`,
+      );
+      expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+    } finally {
+      redis.resume();
+    }
+    await redis.stop();
+    await expectCataloguePage(await browser.fetch(guarded), "SIGN_IN_UNAVAILABLE");
+    expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+    const signIn = new Browser();
+    const callback = await signInThroughProvider(signIn, balancer.url, "ada");
+    await expectCataloguePage(callback, "SIGN_IN_UNAVAILABLE");
+  });
+
+  it("signs visitors in again once Redis is back", async () => {
+    await redis.start();
+    const browser = new Browser();
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const callback = await signInThroughProvider(browser, balancer.url, "ada");
+      if (callback.status === 303) break;
+      browser.forget(provider.issuer);
+      await sleep(200);
+    }
+    for (let i = 0; i < 2; i++) expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
+  });
+});

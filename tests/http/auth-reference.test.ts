@@ -1,0 +1,164 @@
+import type http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseHtml } from "../support/html";
+import { Browser, signInThroughProvider } from "../support/oidc-browser";
+import { startSuiteSignInApp } from "../support/oidc-app";
+import { expectCataloguePage } from "../support/reference-app";
+
+const THING = {
+  id: "1",
+  name: "Anchor",
+  quantity: 1,
+  colour: "red",
+  featured: false,
+  notes: "",
+  version: 1,
+};
+
+/** The API: a thing, featured only with a bearer token, or with the token `accepts` allows. */
+function answerThings(accepts: (authorization: string | undefined, attempt: number) => boolean) {
+  let attempt = 0;
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.method === "GET" && req.url === "/things/1") return json(200, THING);
+    if (req.method === "PUT" && req.url === "/things/1/featured") {
+      attempt += 1;
+      if (!accepts(req.headers.authorization, attempt)) return json(401, { error: "invalid_token" });
+      return json(200, { ...THING, featured: true });
+    }
+    return json(404, {});
+  };
+}
+
+const bearer = (authorization: string | undefined) => /^Bearer [\w.~+/-]+=*$/.test(authorization ?? "");
+
+const post = (browser: Browser, url: string) =>
+  browser.fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(url).origin },
+    body: "",
+  });
+
+describe("the reference feature's guarded write", () => {
+  const suite = startSuiteSignInApp({ referenceApp: true });
+
+  it("sends a signed-out visitor to sign in and back to the page they asked for", async () => {
+    suite.upstream.handle(answerThings(bearer));
+    const browser = new Browser();
+    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
+    const callback = await signInThroughProvider(browser, suite.app.url, "ada", "/things/1/feature");
+    expect(callback.headers.get("location")).toBe("/things/1/feature");
+    const guarded = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    expect(guarded.status).toBe(200);
+    expect(parseHtml(await guarded.text()).querySelector("h1")?.textContent).toBe("Feature Anchor?");
+  });
+
+  it("answers a signed-out write 401 with the catalogue page", async () => {
+    await expectCataloguePage(
+      await post(new Browser(), `${suite.app.url}/things/1/feature`),
+      "SIGN_IN_REQUIRED",
+    );
+  });
+
+  it("answers 403 to a visitor without the role, for the page and the write", async () => {
+    suite.upstream.handle(answerThings(bearer));
+    const browser = new Browser();
+    await signInThroughProvider(browser, suite.app.url, "bob");
+    await expectCataloguePage(await browser.fetch(`${suite.app.url}/things/1/feature`), "FORBIDDEN");
+    await expectCataloguePage(await post(browser, `${suite.app.url}/things/1/feature`), "FORBIDDEN");
+    expect(suite.upstream.received.filter((request) => request.method === "PUT")).toEqual([]);
+  });
+
+  it("sends the visitor's access token on their calls only", async () => {
+    suite.upstream.handle(answerThings(bearer));
+    const browser = new Browser();
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    const written = await post(browser, `${suite.app.url}/things/1/feature`);
+    expect(written.status).toBe(303);
+    expect(written.headers.get("location")).toBe("/things/1");
+    const put = suite.upstream.received.find((request) => request.method === "PUT");
+    expect(bearer(put?.headers.authorization)).toBe(true);
+    await browser.fetch(`${suite.app.url}/things/1/feature`);
+    const read = suite.upstream.received.find((request) => request.method === "GET");
+    expect(read?.headers.authorization).toBeUndefined();
+  });
+
+  it("refreshes the token once when the API refuses it, and sends the call again", async () => {
+    const seen: string[] = [];
+    suite.upstream.handle(answerThings((authorization, attempt) => (seen.push(authorization!), attempt > 1)));
+    const browser = new Browser();
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    const refreshesBefore = suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+    expect((await post(browser, `${suite.app.url}/things/1/feature`)).status).toBe(303);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).not.toBe(seen[0]);
+    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
+      refreshesBefore + 1,
+    );
+
+    // The write's answer was a redirect; the next page brings the refreshed tokens into the cookie.
+    const cookieAfterWrite = browser.jar(suite.app.url).get("session");
+    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(200);
+    expect(browser.jar(suite.app.url).get("session")).not.toBe(cookieAfterWrite);
+    expect((await post(browser, `${suite.app.url}/things/1/feature`)).status).toBe(303);
+    expect(seen).toEqual([seen[0], seen[1], seen[1]]);
+    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
+      refreshesBefore + 1,
+    );
+  });
+
+  it("asks the visitor to sign in again when the API refuses the fresh token too", async () => {
+    suite.upstream.handle(answerThings(() => false));
+    const browser = new Browser();
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    await expectCataloguePage(await post(browser, `${suite.app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
+    expect(suite.upstream.received.filter((request) => request.method === "PUT")).toHaveLength(2);
+  });
+});
+
+describe("access tokens near their expiry", () => {
+  const ACCESS_TOKEN_SECONDS = 4;
+  const suite = startSuiteSignInApp({
+    referenceApp: true,
+    provider: { accessTokenSeconds: ACCESS_TOKEN_SECONDS },
+  });
+
+  beforeAll(() => suite.upstream.handle(answerThings(bearer)));
+
+  const refreshCount = () => suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+
+  it("are refreshed before they expire, once for requests arriving together", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, suite.app.url, "ada");
+    const cookieBefore = browser.jar(suite.app.url).get("session");
+    const before = refreshCount();
+    // Within the last quarter of the token's life.
+    await sleep(ACCESS_TOKEN_SECONDS * 800);
+    const pages = await Promise.all([1, 2, 3].map(() => browser.fetch(`${suite.app.url}/things/1/feature`)));
+    expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
+    expect(refreshCount()).toBe(before + 1);
+    expect(browser.jar(suite.app.url).get("session")).not.toBe(cookieBefore);
+    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(200);
+    expect(refreshCount()).toBe(before + 1);
+  });
+
+  it("sign the visitor out at once when the provider refuses to refresh them", async () => {
+    suite.provider.accounts.set("cy", { name: "Cy Leaving", roles: ["editor"] });
+    const browser = new Browser();
+    await signInThroughProvider(browser, suite.app.url, "cy");
+    suite.provider.accounts.delete("cy");
+    // Due for a refresh, which the provider refuses, though the token has not expired yet.
+    await sleep(ACCESS_TOKEN_SECONDS * 800);
+    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
+    expect(page.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
+    const refreshes = refreshCount();
+    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(303);
+    expect(refreshCount()).toBe(refreshes);
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll } from "vitest";
+import {
+  startOpenIdProvider,
+  signInEnv,
+  type OpenIdProvider,
+  type OpenIdProviderOptions,
+} from "./oidc-provider";
+import { getFreePort } from "./ports";
+import { buildReferenceApp } from "./reference-app";
+import { expectNoServerErrors, projectRoot, startServer, type RunningServer } from "./server";
+import { startUpstream, type Upstream } from "./upstream";
+
+type Options = {
+  /** More of the server's environment. */
+  env?: Record<string, string>;
+  /** Serve the reference app (with the "things" feature) rather than the app's own build. */
+  referenceApp?: boolean;
+  provider?: Omit<OpenIdProviderOptions, "appOrigins">;
+};
+
+export type SignInApp = {
+  app: RunningServer;
+  provider: OpenIdProvider;
+  /** The scripted API behind API_BASE_URL. */
+  upstream: Upstream;
+  stop: () => Promise<void>;
+};
+
+/** A built server with sign-in through a new oidc-provider, its ORIGIN its own address. */
+export async function startSignInApp({ env = {}, referenceApp = false, provider: options }: Options = {}) {
+  const port = await getFreePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const [provider, upstream, cwd] = await Promise.all([
+    startOpenIdProvider({ appOrigins: [origin], ...options }),
+    startUpstream(),
+    referenceApp ? buildReferenceApp() : projectRoot,
+  ]);
+  const app = await startServer(
+    { ...signInEnv(provider, origin), PORT: String(port), API_BASE_URL: upstream.url, ...env },
+    { cwd },
+  );
+  const stop = async () => {
+    await Promise.all([app.stop(), provider.close(), upstream.close()]);
+  };
+  return { app, provider, upstream, stop };
+}
+
+/**
+ * `startSignInApp` for the enclosing `describe`: started before its tests, and after them checked
+ * for 5xx answers and error-level log lines, then stopped.
+ */
+export function startSuiteSignInApp(options: Options = {}) {
+  const suite = {} as SignInApp;
+  beforeAll(async () => {
+    Object.assign(suite, await startSignInApp(options));
+  }, 120_000);
+  afterAll(async () => {
+    if (!suite.app) return;
+    try {
+      expectNoServerErrors(suite.app);
+    } finally {
+      await suite.stop();
+    }
+  });
+  return suite;
+}
