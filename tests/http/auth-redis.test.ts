@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import type http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
 import { startNginx, type LoadBalancer } from "../support/nginx";
@@ -30,6 +34,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
   let balancer: LoadBalancer;
   let instances: RunningServer[] = [];
   let guarded: string;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "session-redis-"));
 
   beforeAll(async () => {
     const [ports, balancerPort, cwd] = await Promise.all([
@@ -39,7 +44,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     ]);
     const origin = `http://127.0.0.1:${balancerPort}`;
     [redis, upstream, provider] = await Promise.all([
-      startRedis(),
+      startRedis({ dir: dataDir }),
       startUpstream(),
       startOpenIdProvider({ appOrigins: [origin] }),
     ]);
@@ -59,6 +64,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     } finally {
       await Promise.all([...instances.map((instance) => instance.stop()), balancer?.stop()]);
       await Promise.all([redis?.stop(), provider?.close(), upstream?.close()]);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
@@ -133,5 +139,35 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       await sleep(200);
     }
     for (let i = 0; i < 2; i++) expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
+  });
+
+  it("answers 503 while a restarted Redis loads its data, then keeps the visitor signed in", async () => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, balancer.url, "ada");
+    expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    // Enough keys that loading them takes a few seconds at the delay below.
+    await admin.sendCommand(["EVAL", 'for i = 1, 20000 do redis.call("SET", "k" .. i, i) end', "0"]);
+    await admin.sendCommand(["SAVE"]);
+    admin.destroy();
+
+    await redis.stop();
+    await redis.start({ keyLoadDelayUs: 50 });
+    await expectCataloguePage(await browser.fetch(guarded), "SIGN_IN_UNAVAILABLE");
+    await redis.loaded();
+    const readyAt = performance.now();
+    let name: string | null | undefined = null;
+    while (performance.now() - readyAt < 5_000) {
+      const page = await browser.fetch(guarded);
+      if (page.status === 200) {
+        name = parseHtml(await page.text()).querySelector("header .visitor span")?.textContent;
+        break;
+      }
+      await expectCataloguePage(page, "SIGN_IN_UNAVAILABLE");
+      await sleep(100);
+    }
+    console.log(`sessions answered again ${Math.round(performance.now() - readyAt)} ms after Redis loaded`);
+    expect(name).toBe("Ada Lovelace");
   });
 });
