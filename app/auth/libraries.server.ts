@@ -1,7 +1,8 @@
 /*
  * The libraries sign-in uses, loaded on first use so that with sign-in off none of them is.
- * Their names are held in variables so that no browser build follows them: routes outside app/
- * (the reference app's fault routes) reach these modules without Remix emptying them.
+ * Their names are held in variables so that no browser build makes a chunk of them: the
+ * reference app's build (tests/fixtures/reference-app) reuses this app's routes, and Remix
+ * empties `.server` modules only for imports made from inside its own app directory.
  */
 import type * as Jose from "jose";
 import type * as OpenIdClient from "openid-client";
