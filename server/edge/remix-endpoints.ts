@@ -14,6 +14,11 @@ export const MAX_PATH_SEGMENTS = 32;
 const MAX_DISCOVERED_PATHS = 256;
 const MAX_ROUTE_MATCHES = 4_096;
 
+/** How many paths (by shape, parents included) one route discovery may ask about. */
+export function getMaxDiscoveredPaths(routeCount: number) {
+  return Math.min(MAX_DISCOVERED_PATHS, Math.floor(MAX_ROUTE_MATCHES / routeCount));
+}
+
 // Remix's own limit on a route discovery URL, the one its browser code keeps under.
 const MAX_DISCOVERY_URL = 7_680;
 
@@ -30,7 +35,7 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
 export function requireBoundedRemixRequests(build: ServerBuild): RequestHandler {
   const manifestPath = `${build.basename ?? "/"}/__manifest`.replace(/\/+/g, "/");
   const routeIds = new Set(Object.keys(build.routes));
-  const maxPaths = Math.min(MAX_DISCOVERED_PATHS, Math.floor(MAX_ROUTE_MATCHES / routeIds.size));
+  const maxPaths = getMaxDiscoveredPaths(routeIds.size);
   const toShape = createShaper(build);
   return (req, res, next) => {
     if (req.path === manifestPath) return checkDiscovery();

@@ -1,9 +1,13 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ServerBuild } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { getHeading } from "../support/html";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import { createCostMeter, LOOP_DELAY_OPTIONS } from "../support/request-cost";
 import { startSuiteServer } from "../support/server";
+import { getMaxDiscoveredPaths } from "../../server/edge/remix-endpoints";
 
 /**
  * The requests Remix answers by itself with lists the visitor writes (route discovery's `p`,
@@ -20,6 +24,8 @@ beforeAll(() => buildReferenceApp());
 const server = startSuiteServer({ NODE_OPTIONS: LOOP_DELAY_OPTIONS }, { cwd: referenceAppBuild });
 const { measure, print } = createCostMeter(server, { loopDelay: true });
 let version = "";
+// The most shapes of 32 segments one discovery may ask about, for this build's number of routes.
+let mostShapes = 0;
 
 beforeAll(async () => {
   // The build's version, where a browser finds it: in the manifest module the page loads.
@@ -27,6 +33,10 @@ beforeAll(async () => {
   const manifestUrl = /\/build\/manifest-\w+\.js/.exec(page)![0];
   const manifest = await (await fetch(server.url + manifestUrl)).text();
   version = /"version":"(\w+)"/.exec(manifest)![1]!;
+  const buildUrl = pathToFileURL(path.join(referenceAppBuild, "build/index.js")).href;
+  const { routes } = (await import(buildUrl)) as ServerBuild;
+  const limit = getMaxDiscoveredPaths(Object.keys(routes).length);
+  while (countPrefixes(distinctShapes(mostShapes + 1, 32)) <= limit) mostShapes += 1;
 });
 
 afterAll(print);
@@ -46,6 +56,15 @@ const distinctShapes = (count: number, segments: number) =>
     { length: count },
     (_, i) => `/${Array.from({ length: segments }, (_, bit) => ((i >> bit) & 1 ? "things" : "x")).join("/")}`,
   );
+
+/** How many paths Remix would match for `paths`: each one and its parents, once. */
+const countPrefixes = (paths: string[]) =>
+  new Set(
+    paths.flatMap((target) => {
+      const segments = target.split("/").slice(1);
+      return segments.map((_, i) => segments.slice(0, i + 1).join("/"));
+    }),
+  ).size;
 
 /** `count` paths of `segments` segments each, none of them named by a route: one shape. */
 const distinctValues = (count: number, segments: number) =>
@@ -102,7 +121,12 @@ describe("route discovery (/__manifest)", () => {
     ["one p of 32 segments", () => discovery(distinctValues(1, 32)), 200],
     ["1,000 p of one segment each (one shape)", () => discovery(distinctValues(1_000, 1)), 200],
     ["100 p of 32 segments each (one shape)", () => discovery(distinctValues(100, 32)), 200],
-    ["8 p of 32 segments in 8 shapes (246 paths)", () => discovery(distinctShapes(8, 32)), 200],
+    ["p of 32 segments in as many shapes as allowed", () => discovery(distinctShapes(mostShapes, 32)), 200],
+    [
+      "p of 32 segments in one shape more",
+      () => discovery(distinctShapes(mostShapes + 1, 32)),
+      "URI_TOO_LONG",
+    ],
     ["16 p of 32 segments in 16 shapes (478 paths)", () => discovery(distinctShapes(16, 32)), "URI_TOO_LONG"],
     ["64 p of 9 segments in 64 shapes (318 paths)", () => discovery(distinctShapes(64, 9)), "URI_TOO_LONG"],
     ["600 copies of one p", () => discovery(Array(600).fill("/things/1")), 200],
