@@ -125,6 +125,8 @@ describe("an instance whose Redis stops answering", () => {
   beforeAll(async () => {
     redis = await startRedis();
     server = await startServer({ RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_REDIS_URL: redis.url });
+    // Frozen before its scripts are loaded, the instance would have nothing to count with yet.
+    await untilCountingInRedis(server);
   });
 
   afterAll(async () => {
