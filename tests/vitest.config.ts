@@ -10,18 +10,28 @@ const serverSuite = {
   globalSetup: "tests/support/fresh-build.ts",
   env: { LOG_LEVEL: "silent" },
   environment: "node",
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
 } as const;
 
 export default defineConfig({
   root,
   resolve: { alias: { "~": path.join(root, "app") } },
   test: {
+    // Server suites spend most of their time waiting on timers and sockets, not on the CPU.
+    maxWorkers: 4,
+    // What a test waits for comes, later on a busy machine: waiting longer costs a passing test nothing.
+    expect: { poll: { timeout: 15_000 } },
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["tests/unit/**/*.test.{ts,tsx}"], environment: "node" },
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.{ts,tsx}"],
+          environment: "node",
+          // Typing into a rendered form takes seconds on a busy machine.
+          testTimeout: 30_000,
+        },
       },
       {
         extends: true,

@@ -11,7 +11,9 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
-  timeout: 30_000,
+  // Margins a shared, busy machine keeps: a test that is slow there is not a failing test.
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
   reporter: process.env.CI ? "list" : [["list"]],
   use: {
     launchOptions: {

@@ -54,7 +54,8 @@ test("a page of 250 links has their routes found in one request, and following o
   if (javaScriptEnabled) await markWindow(page);
   await addEditLinks(page, 250);
   if (javaScriptEnabled) {
-    await expect.poll(() => answers.some(({ paths }) => paths === 250)).toBe(true);
+    // The page's own links join the same request when its first discovery is late (a busy machine).
+    await expect.poll(() => answers.some(({ paths }) => paths >= 250)).toBe(true);
   }
   await followEditLink(page, javaScriptEnabled);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Edit Granite");

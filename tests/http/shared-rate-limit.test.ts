@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "../support/ports";
 import { startRedis, type Redis } from "../support/redis";
-import { expectNoServerErrors, startServer, type RunningServer } from "../support/server";
+import { expectNoServerErrors, startServer, waitFor, type RunningServer } from "../support/server";
 
 // With RATE_LIMIT_REDIS_URL, instances count the write limit together in Debian's redis-server
 // on loopback; a Redis that goes away never costs a request.
@@ -34,7 +33,7 @@ const countWarnings = (server: RunningServer) =>
 /** Until the instance says it counts in Redis: it connects in the background, after it listens. */
 async function untilCountingInRedis(server: RunningServer, times = 1) {
   const count = () => server.output().match(/rate limit: counting in Redis/g)?.length ?? 0;
-  for (let waited = 0; count() < times && waited < 10_000; waited += 20) await sleep(20);
+  await waitFor(() => count() >= times, `"counting in Redis" ${times} time(s)`);
   expect(count()).toBe(times);
 }
 
@@ -82,18 +81,21 @@ describe("two instances sharing one Redis", () => {
     const upTimes = [];
     for (let i = 0; i < 6; i++) upTimes.push((await postTheme(instances[i % 2]!)).ms);
 
-    // Four visitors keep writing through both instances while Redis is stopped under them.
-    let writing = true;
+    // Four visitors keep writing through both instances while Redis is stopped under them, until
+    // twenty more writes have been answered after it stopped.
+    let stopped = false;
+    let sinceStopped = 0;
     const duringStop: number[] = [];
     const visitors = Array.from({ length: 4 }, async (_, visitor) => {
-      for (let i = visitor; writing; i++) duringStop.push((await postTheme(instances[i % 2]!)).status);
+      for (let i = visitor; !stopped || sinceStopped < 20; i++) {
+        duringStop.push((await postTheme(instances[i % 2]!)).status);
+        if (stopped) sinceStopped++;
+      }
     });
-    await sleep(300);
+    await expect.poll(() => duringStop.length).toBeGreaterThan(8);
     await redis.stop();
-    await sleep(700);
-    writing = false;
+    stopped = true;
     await Promise.all(visitors);
-    expect(duringStop.length).toBeGreaterThan(20);
     expect(duringStop.filter((status) => status !== 303 && status !== 429)).toEqual([]);
 
     const down = [];
@@ -143,15 +145,15 @@ describe("an instance whose Redis stops answering", () => {
     expect((await postTheme(server)).status).toBe(303);
     redis.pause();
     const frozen = [];
-    for (let i = 0; i < 6; i++) frozen.push(await postTheme(server));
+    for (let i = 0; i < 20; i++) frozen.push(await postTheme(server));
     redis.resume();
-    expect(frozen.map((write) => write.status)).toEqual(Array(6).fill(303));
+    expect(frozen.map((write) => write.status)).toEqual(Array(20).fill(303));
     const times = frozen.map((write) => write.ms);
     console.log(`writes with Redis frozen took ${times.map((ms) => ms.toFixed(0)).join(", ")} ms`);
-    expect(Math.max(...times)).toBeLessThan(2_000);
+    expect(Math.max(...times)).toBeLessThan(10 * COMMAND_TIMEOUT_MS);
     // The connection that timed out was replaced: the next writes found Redis away at once,
     // rather than each waiting out the timeout on a connection that would never answer.
-    expect(median(times)).toBeLessThan(COMMAND_TIMEOUT_MS);
+    expect(times.filter((ms) => ms >= COMMAND_TIMEOUT_MS).length).toBeLessThanOrEqual(5);
     await untilCountingInRedis(server, 2);
   });
 });

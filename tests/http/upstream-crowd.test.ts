@@ -8,10 +8,11 @@ import { startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 // 200 visitors on a page whose call never answers: every deadline passes within a short time.
-// The server must stay responsive meanwhile (a /healthz probe from outside, its own event loop
-// delay from inside) and answer each visitor soon after its deadline. The figures are printed
-// beside the same figures for the idle server; the bounds asserted are generous, since the test
-// machine is shared.
+// The server must stay responsive meanwhile and answer each visitor after its deadline. What is
+// asserted is what a busy machine does not change: the longest stretch of CPU the loop was held
+// (ending all 200 calls in one turn held it for hundreds of milliseconds), and every answer; the
+// wall-clock figures (/healthz from outside, the loop's delay, time past the deadline) are printed
+// beside the idle server's.
 
 const VISITORS = 200;
 const DEADLINE_MS = 2_000;
@@ -40,64 +41,60 @@ describe.each([
   );
 
   it("keep /healthz and the event loop responsive, and each get an answer soon after the deadline", async () => {
-    const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      for (let i = 0; i < 50; i++) await get(`${server.url}/healthz`, probeAgent);
-      await readLoopDelay(server);
-      const idleProbes = await probeUntil(server, probeAgent, sleep(1_000));
-      const idleLoop = await readLoopDelay(server);
+    for (let i = 0; i < 50; i++) await get(`${server.url}/healthz`);
+    await readLoopDelay(server);
+    const idleProbes = await probeUntil(server, sleep(1_000));
+    const idleLoop = await readLoopDelay(server);
 
-      const clientLoop = monitorEventLoopDelay({ resolution: 5 });
-      clientLoop.enable();
-      const startedAt = performance.now();
-      const visitors = Promise.all(Array.from({ length: VISITORS }, () => get(server.url + page)));
-      await sleep(DEADLINE_MS - 50);
-      await readLoopDelay(server);
-      const windowStart = performance.now();
-      const crowdProbes = await probeUntil(server, probeAgent, visitors);
-      const crowdLoop = await readLoopDelay(server);
-      clientLoop.disable();
-      const answers = await visitors;
+    const clientLoop = monitorEventLoopDelay({ resolution: 5 });
+    clientLoop.enable();
+    const startedAt = performance.now();
+    const visitors = Promise.all(Array.from({ length: VISITORS }, () => get(server.url + page)));
+    await sleep(DEADLINE_MS - 50);
+    await readLoopDelay(server);
+    const windowStart = performance.now();
+    const crowdProbes = await probeUntil(server, visitors);
+    const crowdLoop = await readLoopDelay(server);
+    clientLoop.disable();
+    const answers = await visitors;
 
-      const answeredAfter = answers.map((answer) => answer.endedAt - startedAt);
-      const overDeadline = getServerDurations(server, page).map((ms) => ms - DEADLINE_MS);
-      const figures = {
-        "/healthz latency, ms (p50 / max)": [summarize(idleProbes), summarize(crowdProbes)],
-        "server event loop delay, ms (p99 / max)": [
-          `${idleLoop.p99Ms} / ${idleLoop.maxMs}`,
-          `${crowdLoop.p99Ms} / ${crowdLoop.maxMs}`,
-        ],
-        "visitor answered after, ms (p50 / max)": ["", summarize(answeredAfter)],
-        "server time past the deadline, ms (p50 / max)": ["", summarize(overDeadline)],
-        "test process event loop delay max, ms": ["", (clientLoop.max / 1e6).toFixed(1)],
-      };
-      console.info(
-        `${VISITORS} visitors on ${page}, deadline ${DEADLINE_MS} ms; the crowd's figures are from ` +
-          `${(windowStart - startedAt).toFixed(0)} ms after they came until the last answer\n` +
-          Object.entries(figures)
-            .map(([name, [idle, crowd]]) => `${name.padEnd(48)} idle ${idle!.padEnd(14)} crowd ${crowd}`)
-            .join("\n"),
-      );
+    const answeredAfter = answers.map((answer) => answer.endedAt - startedAt);
+    const overDeadline = getServerDurations(server, page).map((ms) => ms - DEADLINE_MS);
+    const figures = {
+      "/healthz latency, ms (p50 / max)": [summarize(idleProbes), summarize(crowdProbes)],
+      "server event loop delay, ms (p99 / max)": [
+        `${idleLoop.p99Ms} / ${idleLoop.maxMs}`,
+        `${crowdLoop.p99Ms} / ${crowdLoop.maxMs}`,
+      ],
+      "server loop held, ms of CPU (max)": [`${idleLoop.heldCpuMs}`, `${crowdLoop.heldCpuMs}`],
+      "visitor answered after, ms (p50 / max)": ["", summarize(answeredAfter)],
+      "server time past the deadline, ms (p50 / max)": ["", summarize(overDeadline)],
+      "test process event loop delay max, ms": ["", (clientLoop.max / 1e6).toFixed(1)],
+    };
+    console.info(
+      `${VISITORS} visitors on ${page}, deadline ${DEADLINE_MS} ms; the crowd's figures are from ` +
+        `${(windowStart - startedAt).toFixed(0)} ms after they came until the last answer\n` +
+        Object.entries(figures)
+          .map(([name, [idle, crowd]]) => `${name.padEnd(48)} idle ${idle!.padEnd(14)} crowd ${crowd}`)
+          .join("\n"),
+    );
 
-      expect(answers.map((answer) => answer.status)).toEqual(Array(VISITORS).fill(status));
-      if (status === 200) {
-        for (const answer of answers) expect(answer.body).toContain("The thing could not be loaded");
-      }
-      expect(Math.max(...crowdProbes)).toBeLessThan(250);
-      expect(crowdLoop.maxMs).toBeLessThan(250);
-      expect(Math.max(...overDeadline)).toBeLessThan(1_000);
-    } finally {
-      probeAgent.destroy();
+    expect(answers.map((answer) => answer.status)).toEqual(Array(VISITORS).fill(status));
+    if (status === 200) {
+      for (const answer of answers) expect(answer.body).toContain("The thing could not be loaded");
     }
+    expect(crowdLoop.heldCpuMs).toBeLessThan(60);
+    // An answer, not a hang: the deferred page's stream would be cut at 5 s.
+    expect(Math.max(...overDeadline)).toBeLessThan(2_500);
   });
 });
 
 type Answer = { status: number; body: string; endedAt: number };
 
-function get(url: string, agent?: http.Agent) {
+function get(url: string) {
   return new Promise<Answer>((resolve, reject) => {
     http
-      .get(url, { agent: agent ?? false }, (response) => {
+      .get(url, { agent: false }, (response) => {
         let body = "";
         response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
         response.on("end", () => resolve({ status: response.statusCode!, body, endedAt: performance.now() }));
@@ -106,14 +103,17 @@ function get(url: string, agent?: http.Agent) {
   });
 }
 
-/** /healthz latencies, one probe every PROBE_INTERVAL_MS until `until` settles. */
-async function probeUntil(server: RunningServer, agent: http.Agent, until: Promise<unknown>) {
+/**
+ * /healthz latencies, one probe every PROBE_INTERVAL_MS until `until` settles, each on a connection
+ * of its own (a kept-alive one may be closed by the server just as it is reused).
+ */
+async function probeUntil(server: RunningServer, until: Promise<unknown>) {
   let done = false;
   void until.then(() => (done = true));
   const latencies: number[] = [];
   while (!done) {
     const sent = performance.now();
-    await get(`${server.url}/healthz`, agent);
+    await get(`${server.url}/healthz`);
     latencies.push(performance.now() - sent);
     await sleep(PROBE_INTERVAL_MS);
   }

@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => console.log(figures.join("\n")));
 
 const readLoopDelay = (server: RunningServer) =>
-  askServer<{ maxMs: number; p99Ms: number }>(server, "loop-delay");
+  askServer<{ maxMs: number; heldCpuMs: number }>(server, "loop-delay");
 
 const countLines = (server: RunningServer, text: string) =>
   server
@@ -70,20 +70,21 @@ describe.each([200, 500])(
       const started = performance.now();
       let probes = 0;
       let slowestProbe = 0;
-      while (exports < 8 && performance.now() - started < 10_000) {
+      while (exports < 8 && performance.now() - started < 60_000) {
         const probeStart = performance.now();
         await (await fetch(`${server.url}/healthz`)).arrayBuffer();
         slowestProbe = Math.max(slowestProbe, performance.now() - probeStart);
         probes++;
         await sleep(20);
       }
-      const { maxMs } = await readLoopDelay(server);
+      const { maxMs, heldCpuMs } = await readLoopDelay(server);
       figures.push(
         `collector replying ${status} with ${(reply.length / 1e6).toFixed(1)} MB to each of ${exports} exports: ` +
-          `loop delay max ${maxMs} ms, slowest of ${probes} /healthz ${Math.round(slowestProbe)} ms`,
+          `loop held at most ${heldCpuMs} ms of CPU (delay ${maxMs} ms), slowest of ${probes} /healthz ${Math.round(slowestProbe)} ms`,
       );
       expect(exports).toBeGreaterThanOrEqual(8);
-      expect(maxMs).toBeLessThan(250);
+      // Parsing one reply holds the loop for hundreds of milliseconds of CPU.
+      expect(heldCpuMs).toBeLessThan(100);
     });
   },
 );
@@ -99,17 +100,24 @@ describe("300 concurrent readiness probes", () => {
     expectedStatuses: [503],
   });
 
-  it("while the API hangs open one connection to it, and all hear the one answer", async () => {
-    api.handle(() => {});
+  it("while the API hangs keep one connection to it open at a time, and all hear its answer", async () => {
+    let open = 0;
+    let mostOpen = 0;
+    api.handle((_req, res) => {
+      mostOpen = Math.max(mostOpen, ++open);
+      res.on("close", () => open--);
+    });
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: PROBES }, () => readyz(hanging)));
     const ms = performance.now() - started;
     expect(answers.every(({ status, body }) => status === 503 && body.code === "UPSTREAM_TIMEOUT")).toBe(
       true,
     );
-    expect(api.received.length).toBe(1);
+    expect(mostOpen).toBe(1);
+    // One check a deadline at most, however long the probes took to arrive.
+    expect(api.received.length).toBeLessThanOrEqual(Math.ceil(ms / 1_000));
     figures.push(
-      `${PROBES} /readyz with the API hanging: ${api.received.length} check, all answered in ${Math.round(ms)} ms`,
+      `${PROBES} /readyz with the API hanging: ${api.received.length} check(s), all answered in ${Math.round(ms)} ms`,
     );
   });
 
@@ -152,10 +160,10 @@ describe("the metrics port", () => {
   const server = startSuiteServer(() => ({
     METRICS_PORT: String(metricsPort),
     HEADERS_TIMEOUT_MS: "1000",
-    KEEP_ALIVE_TIMEOUT_MS: "500",
+    KEEP_ALIVE_TIMEOUT_MS: "200",
   }));
 
-  /** How long until the server closes a connection that sent `request` (or nothing), at most 8 s. */
+  /** How long until the server closes a connection that sent `request` (or nothing), at most 15 s. */
   async function timeUntilClosed(port: number, request?: string) {
     const socket = net.connect(port, "127.0.0.1");
     socket.on("error", () => {});
@@ -164,7 +172,7 @@ describe("the metrics port", () => {
     const started = performance.now();
     if (request) socket.write(request);
     const closed = new Promise((resolve) => socket.once("close", resolve));
-    await Promise.race([closed, sleep(8_000)]);
+    await Promise.race([closed, sleep(15_000)]);
     socket.destroy();
     return performance.now() - started;
   }
@@ -181,9 +189,9 @@ describe("the metrics port", () => {
       `connections closed after (metrics / app): silent ${Math.round(metricsSilent)} / ${Math.round(appSilent)} ms, ` +
         `idle after an answer ${Math.round(metricsIdle)} / ${Math.round(appIdle)} ms`,
     );
-    // Headers timeout 1 s (checked each second), keep-alive 0.5 s.
-    for (const ms of [metricsSilent, appSilent]) expect(ms).toBeLessThan(3_000);
-    for (const ms of [metricsIdle, appIdle]) expect(ms).toBeLessThan(2_000);
+    // Headers timeout 1 s (checked each second), keep-alive 0.2 s; Node's own are 60 s and 5 s.
+    for (const ms of [metricsSilent, appSilent]) expect(ms).toBeLessThan(10_000);
+    for (const ms of [metricsIdle, appIdle]) expect(ms).toBeLessThan(4_000);
   });
 });
 

@@ -34,14 +34,16 @@ function startPost(server: RunningServer, firstPart: string, body: string) {
 
 async function sigterm(server: RunningServer) {
   server.child.kill("SIGTERM");
-  await expect.poll(() => server.output(), { timeout: 5_000 }).toContain("shutting down");
+  await expect.poll(() => server.output()).toContain("shutting down");
 }
 
-// Before, the process waited for the keep-alive timeout (5 s here) after the last answer.
-const EXIT_BOUND_MS = 2_500;
+// Before, the process waited for the keep-alive timeout after the last answer. Both it and the
+// shutdown deadline are far beyond the bound, which a busy machine keeps.
+const SLOW_ENV = { KEEP_ALIVE_TIMEOUT_MS: "60000", SHUTDOWN_TIMEOUT_MS: "60000" };
+const EXIT_BOUND_MS = 20_000;
 
 it("answers requests in flight at SIGTERM with Connection: close, and exits with the last answer", async () => {
-  const server = await startServer({ KEEP_ALIVE_TIMEOUT_MS: "5000" });
+  const server = await startServer(SLOW_ENV);
   try {
     const first = startPost(server, "theme", "theme=dark");
     const second = startPost(server, "theme=li", "theme=light");
@@ -71,7 +73,7 @@ it("answers requests in flight at SIGTERM with Connection: close, and exits with
 });
 
 it("exits at once on SIGTERM when no request is in flight, idle keep-alive connections or not", async () => {
-  const server = await startServer({ KEEP_ALIVE_TIMEOUT_MS: "5000" });
+  const server = await startServer(SLOW_ENV);
   try {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const start = performance.now();

@@ -12,6 +12,8 @@ export type Redis = {
   resume: () => void;
   /** Resolves once the running server has loaded its data and answers commands. */
   loaded: () => Promise<void>;
+  /** Whether the running server is still loading its data (it answers LOADING). */
+  isLoading: () => boolean;
 };
 
 type StartOptions = {
@@ -92,5 +94,6 @@ export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis>
     pause: () => void child?.kill("SIGSTOP"),
     resume: () => void child?.kill("SIGCONT"),
     loaded: () => waitFor(READY),
+    isLoading: () => output.includes(LOADING) && !output.includes(READY),
   };
 }

@@ -6,9 +6,9 @@ import { askServer, type RunningServer } from "./server";
 /** NODE_OPTIONS for a server whose event loop delay a test reads (`readLoopDelay`). */
 export const LOOP_DELAY_OPTIONS = `--import ${pathToFileURL(path.join(import.meta.dirname, "loop-delay.js")).href}`;
 
-/** The server's event loop delay since the last reading (tests/support/loop-delay.js). */
+/** The server's event loop figures since the last reading (tests/support/loop-delay.js). */
 export function readLoopDelay(server: RunningServer) {
-  return askServer<{ maxMs: number; p99Ms: number }>(server, "loop-delay");
+  return askServer<{ maxMs: number; p99Ms: number; heldCpuMs: number }>(server, "loop-delay");
 }
 
 /**

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect } from "vitest";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
@@ -101,8 +102,17 @@ export async function startServer(env: Env = {}, options: Options = {}): Promise
     }, STARTUP_TIMEOUT_MS);
     server.child.on("message", (message: { type?: string; port?: number }) => {
       if (message.type !== "listening" || typeof message.port !== "number") return;
-      clearTimeout(timer);
-      resolve(message.port);
+      // The message and the log line come down different pipes: wait for both, so that what a test
+      // reads of the log from now on is about what it did.
+      const { port } = message;
+      const onLogged = () => {
+        if (!server.stdout().includes('"msg":"listening')) return;
+        server.child.stdout!.off("data", onLogged);
+        clearTimeout(timer);
+        resolve(port);
+      };
+      server.child.stdout!.on("data", onLogged);
+      onLogged();
     });
     void server.exited.then((code) => {
       clearTimeout(timer);
@@ -181,4 +191,16 @@ export function askServer<Answer>(server: ServerProcess, type: string) {
     server.child.on("message", onMessage);
     server.child.send({ type });
   });
+}
+
+/**
+ * Resolves once `condition` holds, asked every 20 ms; throws naming `what` after `timeoutMs`.
+ * For hooks, where `expect.poll` cannot run; a busy machine only makes it wait longer.
+ */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000) {
+  const giveUpAt = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > giveUpAt) throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);
+    await sleep(20);
+  }
 }
