@@ -1,12 +1,13 @@
 import path from "node:path";
 import compression from "compression";
-import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import express, { type ErrorRequestHandler } from "express";
 import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
 import { getErrorForStatus } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
 import { parseTraceparent } from "~/lib/trace-context.server";
 import { createEdge } from "./edge/request-checks";
+import type { Drain } from "./process/drain";
 import type { Metrics } from "./observability/metrics";
 import type { SharedRateLimitStore } from "./edge/rate-limit-store";
 import { sendErrorPage } from "./edge/error-page";
@@ -21,7 +22,7 @@ import type { Tracing } from "./observability/tracing";
 type Options = {
   build: ServerBuild;
   config: Config;
-  drain: RequestHandler;
+  drain: Pick<Drain, "track" | "readiness">;
   tracing?: Tracing;
   metrics?: Metrics;
   sharedRateLimit?: SharedRateLimitStore;
@@ -45,11 +46,13 @@ export function createApp({ build, config, drain, tracing, metrics, sharedRateLi
       observers: [metrics?.recordRequest, tracing?.recordRequest].filter((observe) => observe !== undefined),
     }),
   );
-  app.use(drain);
+  app.use(drain.track);
   app.use(createSecurityHeaders(config));
   app.use(
     createEdge(config, build, { store: sharedRateLimit?.store, onRateLimited: metrics?.countRateLimited }),
   );
+  // From SIGTERM on, not ready whatever the API says: the balancer lets go while we still serve.
+  app.get("/readyz", drain.readiness);
   const publicDir = path.resolve("public");
   app.use("/build", serveBuildFiles(path.join(publicDir, "build")));
   app.use(servePublicFiles(publicDir));

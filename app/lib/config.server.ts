@@ -35,7 +35,9 @@ const EnvSchema = z.object({
     .optional(),
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** How long in-flight requests may run after SIGTERM/SIGINT before the process exits. */
+  /** How long the server goes on serving after SIGTERM/SIGINT, /readyz answering 503, before it drains. */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
+  /** How long in-flight requests may run once draining starts, before the process exits. */
   SHUTDOWN_TIMEOUT_MS: milliseconds.default(10_000),
   /** Time a client has to send all request headers. */
   HEADERS_TIMEOUT_MS: milliseconds.default(10_000),

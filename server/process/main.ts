@@ -41,9 +41,7 @@ const sharedRateLimit =
     ? await startSharedRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
     : undefined;
 const drain = createDrain();
-const app = limitPipelining(
-  createApp({ build, config, drain: drain.track, tracing, metrics, sharedRateLimit }),
-);
+const app = limitPipelining(createApp({ build, config, drain, tracing, metrics, sharedRateLimit }));
 
 const server = createHttpServer(config, app);
 server.on("clientError", handleClientError);
@@ -65,9 +63,18 @@ server.listen({ port: config.PORT, host: config.HOST }, () => {
 
 let shuttingDown = false;
 
+// Endpoints may route here for a while after SIGTERM (Kubernetes removes the pod from them
+// while it signals it): keep serving, not ready, for SHUTDOWN_DELAY_MS, then drain.
 function shutdown(signal: NodeJS.Signals) {
   if (shuttingDown) return;
   shuttingDown = true;
+  drain.withdraw();
+  if (config.SHUTDOWN_DELAY_MS === 0) return stop(signal);
+  logger.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down: not ready, still serving");
+  setTimeout(stop, config.SHUTDOWN_DELAY_MS, signal);
+}
+
+function stop(signal: NodeJS.Signals) {
   logger.info({ signal }, "shutting down: finishing in-flight requests");
   const deadline = setTimeout(() => {
     logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: closing remaining connections");

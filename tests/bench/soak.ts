@@ -6,6 +6,8 @@
  * The heap grows lazily before it settles, so RSS is also sampled every 5,000 requests.
  *
  *   npm run bench:soak              (SOAK_WARMUP=10000, then SOAK_REQUESTS=50000; SOAK_CONCURRENCY=16)
+ *
+ * SOAK_NODE_OPTIONS is the server's NODE_OPTIONS: the heap limit the Kubernetes manifests set, say.
  */
 import net from "node:net";
 import { postThemeForm, productionServer, readRss, type Service } from "./processes";
@@ -62,7 +64,11 @@ function abandon(port: number): Promise<boolean> {
   });
 }
 
-const service = await productionServer({ LOG_LEVEL: "info" });
+const nodeOptions = process.env.SOAK_NODE_OPTIONS;
+const service = await productionServer({
+  LOG_LEVEL: "info",
+  ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+});
 let sent = 0;
 let errors = 0;
 let rssAfterWarmup = 0;

@@ -1,0 +1,151 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IDeployment } from "kubernetes-models/apps/v1";
+import { APP_NAME } from "~/lib/constants";
+import { getEnv, readDockerfile } from "../support/dockerfile";
+import { startOpenIdProvider, type OpenIdProvider } from "../support/oidc-provider";
+import { getFreePort } from "../support/ports";
+import { startRedis, type Redis } from "../support/redis";
+import {
+  expectNoServerErrors,
+  startServer,
+  TEST_SESSION_SECRET,
+  type RunningServer,
+} from "../support/server";
+import { startUpstream, type Upstream } from "../support/upstream";
+import {
+  findObject,
+  getConfigMapData,
+  getContainer,
+  getContainerEnv,
+  overlays,
+  renderOverlay,
+  type KubernetesObject,
+} from "./manifests";
+
+const isRoot = process.getuid?.() === 0;
+
+/**
+ * How to run `argv` as the pod does: in a mount namespace of its own whose root file system is
+ * read-only (readOnlyRootFilesystem), as `uid`. Run by a user other than root, a user namespace
+ * makes the mount possible, and the process keeps that user's own uid.
+ */
+function runAsThePod(argv: string[], uid: number) {
+  const readOnlyRoot = ["sh", "-c", 'mount -o remount,bind,ro / && exec "$@"', "sh"];
+  const asUser = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"];
+  const args = isRoot
+    ? ["--mount", "--propagation", "private", ...readOnlyRoot, ...asUser, ...argv]
+    : ["--user", "--map-root-user", "--mount", ...readOnlyRoot, ...argv];
+  return { command: "unshare", args };
+}
+
+function getImageEnv(): Record<string, string> {
+  const lines = readDockerfile()
+    .at(-1)!
+    .instructions.filter((line) => line.keyword === "ENV");
+  return Object.assign({}, ...lines.map((line) => getEnv(line.args)));
+}
+
+describe.each(overlays)(
+  "the built server with the %s overlay's environment, as its pod runs it",
+  (overlay) => {
+    let redis: Redis;
+    let upstream: Upstream;
+    let provider: OpenIdProvider;
+    let objects: KubernetesObject[];
+    let pod: NonNullable<IDeployment["spec"]>["template"];
+    let server: RunningServer;
+    let metricsPort: number;
+    // What the ingress controller adds to every request it forwards.
+    let forwarded: Record<string, string>;
+
+    beforeAll(async () => {
+      const origin = getConfigMapData(renderOverlay(overlay)).ORIGIN!;
+      forwarded = { "x-forwarded-host": new URL(origin).host, "x-forwarded-proto": "https" };
+      [redis, upstream, provider] = await Promise.all([
+        startRedis(),
+        startUpstream(),
+        startOpenIdProvider({ appOrigins: [origin] }),
+      ]);
+      // The API's health path and the trace collector both answer 200.
+      upstream.handle((_req, res) => res.writeHead(200).end());
+      objects = renderOverlay(overlay, {
+        SESSION_SECRET: TEST_SESSION_SECRET,
+        OIDC_CLIENT_SECRET: provider.clientSecret,
+        SESSION_REDIS_URL: redis.url,
+        RATE_LIMIT_REDIS_URL: redis.url,
+      });
+      pod = findObject<IDeployment>(objects, "Deployment").spec!.template;
+      metricsPort = await getFreePort();
+      server = await startServer(
+        {
+          ...getContainerEnv(objects),
+          // What changes here: free loopback ports, and the peers on loopback.
+          HOST: "127.0.0.1",
+          PORT: String(await getFreePort()),
+          METRICS_PORT: String(metricsPort),
+          API_BASE_URL: upstream.url,
+          OIDC_ISSUER: provider.issuer,
+          OTEL_EXPORTER_OTLP_ENDPOINT: upstream.url,
+        },
+        {
+          ...runAsThePod([process.execPath, "build/server.js"], pod.spec!.securityContext!.runAsUser!),
+          // HOME is the image's `node` user's, which it cannot write either.
+          baseEnv: { ...getImageEnv(), PATH: process.env.PATH, HOME: "/home/node" },
+        },
+      );
+    }, 120_000);
+
+    afterAll(async () => {
+      try {
+        if (server) expectNoServerErrors(server);
+      } finally {
+        await Promise.all([server?.stop(), redis?.stop(), upstream?.close(), provider?.close()]);
+      }
+    });
+
+    it("runs as the manifests' user, on a root file system it cannot write", () => {
+      const status = readFileSync(`/proc/${server.child.pid}/status`, "utf8");
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)![1]);
+      expect(uid).not.toBe(0);
+      if (isRoot) expect(uid).toBe(pod.spec!.securityContext!.runAsUser);
+      const mounts = readFileSync(`/proc/${server.child.pid}/mountinfo`, "utf8").split("\n");
+      const root = mounts.map((line) => line.split(" ")).find((fields) => fields[4] === "/");
+      expect(root?.[5]?.split(",")).toContain("ro");
+    });
+
+    it("answers each probe's path on the port it names", async () => {
+      const container = getContainer(objects);
+      for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+        const { path, port } = probe!.httpGet!;
+        const named = container.ports!.find((candidate) => candidate.name === port);
+        expect(named?.containerPort).toBe(Number(getConfigMapData(objects).PORT));
+        expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
+      }
+    });
+
+    it("serves the home page and its scripts as the ingress controller forwards them", async () => {
+      const page = await fetch(`${server.url}/`, { headers: forwarded });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain(`<h1>${APP_NAME}</h1>`);
+      const script = /"(\/build\/[^"]+\.js)"/.exec(html)![1];
+      expect((await fetch(`${server.url}${script}`, { headers: forwarded })).status).toBe(200);
+    });
+
+    it("reaches its peers from the Secret and the ConfigMap: Redis for the write limit, the provider for sign-in", async () => {
+      await expect.poll(() => server.output(), { timeout: 5_000 }).toContain("rate limit: counting in Redis");
+      const response = await fetch(`${server.url}/auth/sign-in`, { headers: forwarded, redirect: "manual" });
+      expect(response.status).toBe(303);
+      expect(response.headers.get("location")?.startsWith(provider.issuer)).toBe(true);
+    });
+
+    it("serves metrics where the pod's annotations send Prometheus", async () => {
+      const response = await fetch(
+        `http://127.0.0.1:${metricsPort}${pod.metadata!.annotations!["prometheus.io/path"]}`,
+      );
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain("http_request_duration_seconds");
+    });
+  },
+);
