@@ -41,6 +41,10 @@ export default defineConfig({
         extends: true,
         test: { name: "security", include: ["tests/security/**/*.test.ts"], ...serverSuite },
       },
+      {
+        extends: true,
+        test: { name: "kubernetes", include: ["tests/kubernetes/**/*.test.ts"], ...serverSuite },
+      },
     ],
   },
 });

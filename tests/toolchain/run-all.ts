@@ -68,6 +68,12 @@ const lanes: Step[][] = [
     { name: "lint", script: "lint" },
     { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
     ...(onlyOneNode ? [] : [{ name: `unit, ${machine}`, script: "test:unit" }]),
+    {
+      name: `Kubernetes manifests, ${image}`,
+      script: "test:kubernetes",
+      onImageNode: true,
+      needsBuild: true,
+    },
     { name: `the image's recipe, ${image}`, script: "test:image", onImageNode: true },
   ],
 ];
