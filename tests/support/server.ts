@@ -8,7 +8,8 @@ export const projectRoot = path.resolve(import.meta.dirname, "../..");
 /** A fixed secret so tests can start several instances that trust each other's cookies. */
 export const TEST_SESSION_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
-const STARTUP_TIMEOUT_MS = 15_000;
+// Start-up takes a second or two; a machine busy with other work may take many times that.
+const STARTUP_TIMEOUT_MS = 60_000;
 
 export type ServerProcess = {
   child: ChildProcess;
