@@ -91,8 +91,8 @@ describe("requireHeaderSafeTokens", () => {
         UntrustedTokensError,
       );
     }
-    expect(() => requireHeaderSafeTokens({ access_token: "a", token_type: "Bearer\n" })).toThrow(
-      UntrustedTokensError,
-    );
+    expect(() =>
+      requireHeaderSafeTokens({ access_token: "a", token_type: "bearer\n" as Lowercase<string> }),
+    ).toThrow(UntrustedTokensError);
   });
 });
