@@ -45,7 +45,7 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ["*.js"], languageOptions: { globals: globals.node } },
+  { files: ["*.js", "patches/*.js"], languageOptions: { globals: globals.node } },
   // Playwright fixtures take `{}` when they need no other fixture, and call `use`, which is not React's hook.
   { files: ["tests/e2e/**"], rules: { "no-empty-pattern": "off", "react-hooks/rules-of-hooks": "off" } },
 );

@@ -5,6 +5,7 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { carriesSessionCookie } from "./auth/session-store.server";
 import { hasDeferredData } from "./lib/deferred-data.server";
 import {
   finishErrorDocument,
@@ -35,7 +36,7 @@ export default function handleRequest(
     isbot(request.headers.get("user-agent") ?? "") || !hasDeferredData(remixContext.staticHandlerContext);
   const respond = (body: BodyInit) => {
     responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-    setPrivate(responseHeaders);
+    setPrivate(responseHeaders, request);
     return new Response(body, { headers: responseHeaders, status: responseStatusCode });
   };
   // An error document asked for again is rendered once for all who get the same one
@@ -110,15 +111,17 @@ export default function handleRequest(
   });
 }
 
-export function handleDataRequest(response: Response) {
-  setPrivate(response.headers);
+export function handleDataRequest(response: Response, { request }: { request: Request }) {
+  setPrivate(response.headers, request);
   return response;
 }
 
-// Every page and its data depend on the visitor's cookies (theme, flash): no shared cache may keep them.
-function setPrivate(headers: Headers) {
+// Every page and its data depend on the visitor's cookies (theme, flash): no shared cache may keep
+// them. One that may show who the visitor is is kept by no cache at all.
+function setPrivate(headers: Headers, request: Request) {
   const cacheControl = headers.get("Cache-Control") ?? "";
-  if (!/\bno-store\b/.test(cacheControl)) headers.set("Cache-Control", "private, no-cache");
+  if (/\bno-store\b/.test(cacheControl)) return;
+  headers.set("Cache-Control", carriesSessionCookie(request) ? "no-store" : "private, no-cache");
 }
 
 export const handleError: HandleErrorFunction = (error, { request }) => {

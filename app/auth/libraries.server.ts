@@ -4,15 +4,11 @@
  * reference app's build (tests/fixtures/reference-app) reuses this app's routes, and Remix
  * empties `.server` modules only for imports made from inside its own app directory.
  */
-import type * as Jose from "jose";
 import type * as OpenIdClient from "openid-client";
 import type * as Redis from "redis";
 
-const JOSE = "jose";
 const OPENID_CLIENT = "openid-client";
 const REDIS = "redis";
-
-export const loadJose = () => import(/* @vite-ignore */ JOSE) as Promise<typeof Jose>;
 
 export const loadOpenIdClient = () =>
   import(/* @vite-ignore */ OPENID_CLIENT) as Promise<typeof OpenIdClient>;

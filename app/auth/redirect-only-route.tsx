@@ -1,4 +1,4 @@
-import type { MetaFunction } from "@remix-run/node";
+import type { HeadersFunction, MetaFunction } from "@remix-run/node";
 import { isRouteErrorResponse } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { APP_DESCRIPTION, APP_NAME } from "~/lib/constants";
@@ -12,6 +12,14 @@ import { getError, getErrorForStatus, isErrorCode } from "~/lib/errors";
 export default function RedirectOnlyPage() {
   return null;
 }
+
+// Their answers concern who the visitor is, for no cache to keep; a 405 says what is allowed.
+export const headers: HeadersFunction = ({ errorHeaders }) => {
+  const headers = new Headers({ "Cache-Control": "no-store" });
+  const allow = errorHeaders?.get("Allow");
+  if (allow) headers.set("Allow", allow);
+  return headers;
+};
 
 export const meta: MetaFunction = ({ error }) => {
   const code: unknown = isRouteErrorResponse(error) ? error.data?.code : undefined;

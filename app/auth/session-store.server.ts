@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { SignInSettings } from "~/lib/config.server";
-import { createSealedCookie, readCookie } from "./sealed-cookie.server";
+import { getConfig, type SignInSettings } from "~/lib/config.server";
+import { createSignedCookie } from "~/lib/cookies.server";
 
-/** A signed-in visitor as this app keeps them; its tokens never leave the server in clear. */
+/** A signed-in visitor as this app keeps them, on the server only: the cookie holds its id. */
 export type Session = {
   id: string;
   /** The provider's subject: who the visitor is there. */
@@ -11,7 +11,7 @@ export type Session = {
   roles: string[];
   accessToken: string;
   refreshToken: string | null;
-  /** Kept with Redis only, for RP-initiated logout's hint; a cookie has no room for it. */
+  /** For RP-initiated logout's hint. */
   idToken: string | null;
   /** When the access token was issued and when it expires (epoch milliseconds). */
   tokenIssuedAt: number;
@@ -35,8 +35,10 @@ export type SessionStore = {
   withLock<T>(key: string, milliseconds: number, task: () => Promise<T>): Promise<T | null>;
 };
 
-// Sign-ins remembered by one instance without Redis, so that a flood of them stays bounded.
+// Sessions and sign-ins one instance keeps in memory without Redis, so that memory stays bounded.
+export const MAX_MEMORY_SESSIONS = 10_000;
 const MAX_CLAIMS = 100_000;
+const SESSION_ID = /^[\w-]{43}$/;
 
 export class StoreUnavailableError extends Error {
   name = "StoreUnavailableError";
@@ -53,26 +55,64 @@ export function getSessionTtlSeconds(session: Session, settings: SignInSettings,
   return Math.max(0, Math.ceil((Math.min(absoluteEnd, idleEnd) - now) / 1000));
 }
 
-/** The whole session in an encrypted cookie: sessions survive restarts and need no shared store. */
-export function createCookieSessionStore(): SessionStore {
-  const cookie = createSealedCookie<Omit<Session, "idToken">>("session");
+const getSessionCookieName = () => (getConfig().secureCookies ? "__Host-session" : "session");
+
+/** Whether the request carries a session cookie, valid or not: its answer may show who the visitor is. */
+export function carriesSessionCookie(request: Request) {
+  if (!getConfig().signIn) return false;
+  const name = getSessionCookieName();
+  return (request.headers.get("Cookie") ?? "").split(";").some((pair) => pair.trim().startsWith(`${name}=`));
+}
+
+/** The session cookie: the session's random id, signed, for as long as the session may last. */
+function createSessionCookie() {
+  const cookie = createSignedCookie(getSessionCookieName());
+  return {
+    async read(request: Request) {
+      const id: unknown = await cookie.parse(request.headers.get("Cookie"));
+      return typeof id === "string" && SESSION_ID.test(id) ? id : null;
+    },
+    write(session: Session, settings: SignInSettings) {
+      const absoluteEnd = session.createdAt + settings.maxSeconds * 1000;
+      return cookie.serialize(session.id, {
+        maxAge: Math.max(0, Math.ceil((absoluteEnd - Date.now()) / 1000)),
+      });
+    },
+    clear: () => cookie.serialize("", { maxAge: 0 }),
+  };
+}
+
+/**
+ * Sessions in this process's memory, at most MAX_MEMORY_SESSIONS (the least recently saved goes
+ * first): one instance only, and a restart signs everyone out.
+ */
+export function createMemorySessionStore(): SessionStore {
+  const cookie = createSessionCookie();
+  // Both kept in the order they were last written: the oldest first.
+  const sessions = new Map<string, Session>();
   const claimed = new Map<string, number>();
   return {
     async load(request) {
-      const payload = await cookie.open(request);
-      return payload ? { ...payload, idToken: null } : null;
+      const id = await cookie.read(request);
+      return (id && sessions.get(id)) || null;
     },
-    reload: async (session) => session,
+    reload: async (session) => sessions.get(session.id) ?? null,
     async save(session, settings) {
-      const { idToken: _left, ...kept } = session;
-      return [await cookie.seal(kept, getSessionTtlSeconds(session, settings))];
+      const now = Date.now();
+      sessions.delete(session.id);
+      for (const [id, kept] of sessions) {
+        if (sessions.size < MAX_MEMORY_SESSIONS && getSessionTtlSeconds(kept, settings, now) > 0) break;
+        sessions.delete(id);
+      }
+      sessions.set(session.id, session);
+      return [await cookie.write(session, settings)];
     },
-    async remove() {
-      return [cookie.clear()];
+    async remove(session) {
+      if (session) sessions.delete(session.id);
+      return [await cookie.clear()];
     },
     async claimOnce(key, seconds) {
       const now = Date.now();
-      // Claims are kept in the order they expire: drop from the front, and the oldest when full.
       for (const [claimedKey, until] of claimed) {
         if (until >= now && claimed.size < MAX_CLAIMS) break;
         claimed.delete(claimedKey);
@@ -90,22 +130,20 @@ type Redis = {
   command<T>(args: string[]): Promise<T>;
 };
 
-/** Sessions in Redis, shared by every instance; the cookie holds only a random session id. */
-export function createRedisSessionStore(redis: Redis, secureCookies: boolean): SessionStore {
-  const name = secureCookies ? "__Host-session" : "session";
-  const attributes = `Path=/; HttpOnly; SameSite=Lax${secureCookies ? "; Secure" : ""}`;
+/** Sessions in Redis, shared by every instance. */
+export function createRedisSessionStore(redis: Redis): SessionStore {
+  const cookie = createSessionCookie();
   const keyOf = (id: string) => `session:${id}`;
+  const get = async (id: string) => {
+    const stored = await redis.command<string | null>(["GET", keyOf(id)]);
+    return stored ? { ...(JSON.parse(stored) as Session), id } : null;
+  };
   return {
     async load(request) {
-      const id = readCookie(request, name);
-      if (!id || !/^[\w-]{43}$/.test(id)) return null;
-      const stored = await redis.command<string | null>(["GET", keyOf(id)]);
-      return stored ? { ...(JSON.parse(stored) as Session), id } : null;
+      const id = await cookie.read(request);
+      return id ? get(id) : null;
     },
-    async reload(session) {
-      const stored = await redis.command<string | null>(["GET", keyOf(session.id)]);
-      return stored ? { ...(JSON.parse(stored) as Session), id: session.id } : null;
-    },
+    reload: (session) => get(session.id),
     async save(session, settings) {
       const seconds = getSessionTtlSeconds(session, settings);
       await redis.command([
@@ -115,12 +153,11 @@ export function createRedisSessionStore(redis: Redis, secureCookies: boolean): S
         "EX",
         String(Math.max(1, seconds)),
       ]);
-      const absoluteSeconds = Math.ceil((session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000);
-      return [`${name}=${session.id}; Max-Age=${Math.max(0, absoluteSeconds)}; ${attributes}`];
+      return [await cookie.write(session, settings)];
     },
     async remove(session) {
       if (session) await redis.command(["DEL", keyOf(session.id)]);
-      return [`${name}=; Max-Age=0; ${attributes}`];
+      return [await cookie.clear()];
     },
     async claimOnce(key, seconds) {
       return (

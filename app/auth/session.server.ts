@@ -1,11 +1,18 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { getConfig, type SignInSettings } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
-import { getProvider, getProviderFailure, type TokenSet } from "./provider.server";
-import { connectSessionRedis } from "./redis.server";
-import { CookieTooLargeError } from "./sealed-cookie.server";
 import {
-  createCookieSessionStore,
+  getProvider,
+  getProviderFailure,
+  noteProviderAnswered,
+  requireHeaderSafeTokens,
+  UntrustedTokensError,
+  type TokenSet,
+} from "./provider.server";
+import { connectSessionRedis } from "./redis.server";
+import {
+  carriesSessionCookie,
+  createMemorySessionStore,
   createRedisSessionStore,
   getSessionTtlSeconds,
   StoreUnavailableError,
@@ -20,18 +27,33 @@ export type Visitor = { session: Session | null; cookies: string[]; storeUnavail
 const MAX_REFRESH_MARGIN_MS = 60_000;
 // What a token endpoint that gives no expires_in is taken to mean.
 const DEFAULT_TOKEN_LIFETIME_S = 300;
-// A refresh's result is reused for requests that still carry the session as it was before.
-const REFRESH_MEMORY_MS = 30_000;
 
-let store: Promise<SessionStore> | undefined;
+let store: Promise<{ sessions: SessionStore; hasConnected: () => boolean }> | undefined;
 
-export function getSessionStore(settings: SignInSettings) {
+function openSessionStore(settings: SignInSettings) {
   store ??= settings.redisUrl
-    ? connectSessionRedis(settings.redisUrl).then((redis) =>
-        createRedisSessionStore(redis, getConfig().secureCookies),
-      )
-    : Promise.resolve(createCookieSessionStore());
+    ? connectSessionRedis(settings.redisUrl).then((redis) => ({
+        sessions: createRedisSessionStore(redis),
+        hasConnected: redis.hasConnected,
+      }))
+    : Promise.resolve({ sessions: createMemorySessionStore(), hasConnected: () => true });
   return store;
+}
+
+/** Sessions in Redis with SESSION_REDIS_URL, else in this process's memory. */
+export async function getSessionStore(settings: SignInSettings) {
+  return (await openSessionStore(settings)).sessions;
+}
+
+/**
+ * Why the instance cannot serve sessions yet, or null when it can: with Redis, until its first
+ * connection is made (opened by the first to ask). A Redis lost after that is the pages' 503.
+ */
+export async function getSessionsNotReady() {
+  const settings = getConfig().signIn;
+  if (!settings?.redisUrl) return null;
+  const { hasConnected } = await openSessionStore(settings);
+  return hasConnected() ? null : "connecting to Redis";
 }
 
 const visitors = new WeakMap<Request, Promise<Visitor>>();
@@ -53,7 +75,11 @@ async function loadVisitor(request: Request, settings: SignInSettings): Promise<
   const sessions = await getSessionStore(settings);
   try {
     const session = await sessions.load(request);
-    if (!session) return { session: null, cookies: [], storeUnavailable: false };
+    // A cookie naming no session (ended, or forged) is cleared, so the next answers may be cached again.
+    if (!session) {
+      const stale = carriesSessionCookie(request) ? await sessions.remove(null) : [];
+      return { session: null, cookies: stale, storeUnavailable: false };
+    }
     const now = Date.now();
     const current =
       getSessionTtlSeconds(session, settings, now) > 0 ? await refreshIfDue(session, settings) : null;
@@ -71,35 +97,28 @@ async function loadVisitor(request: Request, settings: SignInSettings): Promise<
 }
 
 function refreshIfDue(session: Session, settings: SignInSettings) {
-  // Refreshed since this copy was read (an API's 401 in an earlier request): the cookie catches up.
-  const known = refreshes.get(getRefreshKey(session));
-  if (known && known.until >= Date.now()) return known.result;
   const margin = Math.min(MAX_REFRESH_MARGIN_MS, (session.tokenExpiresAt - session.tokenIssuedAt) / 4);
   if (session.tokenExpiresAt - Date.now() > margin) return Promise.resolve(session);
   return refreshSession(session, settings);
 }
 
-const refreshes = new Map<string, { result: Promise<Session | null>; until: number }>();
-
-const getRefreshKey = (session: Session) => `${session.id}:${session.tokenIssuedAt}`;
+// Refreshes under way; a finished one is not remembered: the store holds its result.
+const refreshes = new Map<string, Promise<Session | null>>();
 
 /**
  * The session with fresh tokens, or null when they could not be had (the visitor is signed out).
- * One refresh at a time per session: requests arriving meanwhile, or soon after with the session
- * as it was, share its result; with Redis a lock keeps other instances from refreshing it too.
+ * One refresh at a time per session: requests arriving meanwhile share its result; with Redis a
+ * lock keeps other instances from refreshing it too. A failed refresh is tried again by the next
+ * request, while the token lasts.
  */
 export function refreshSession(session: Session, settings: SignInSettings): Promise<Session | null> {
-  const key = getRefreshKey(session);
-  const now = Date.now();
-  for (const [known, entry] of refreshes) {
-    if (entry.until >= now) break;
-    refreshes.delete(known);
+  const key = `${session.id}:${session.tokenIssuedAt}`;
+  let refresh = refreshes.get(key);
+  if (!refresh) {
+    refresh = runRefresh(session, settings).finally(() => refreshes.delete(key));
+    refreshes.set(key, refresh);
   }
-  const known = refreshes.get(key);
-  if (known) return known.result;
-  const result = runRefresh(session, settings);
-  refreshes.set(key, { result, until: now + REFRESH_MEMORY_MS });
-  return result;
+  return refresh;
 }
 
 async function runRefresh(session: Session, settings: SignInSettings): Promise<Session | null> {
@@ -114,15 +133,19 @@ async function runRefresh(session: Session, settings: SignInSettings): Promise<S
     try {
       const provider = await getProvider(settings);
       const tokens = await provider.client.refreshTokenGrant(provider.config, session.refreshToken!);
+      noteProviderAnswered();
       const next = withTokens(session, tokens, settings);
       await sessions.save(next, settings);
       return { session: next };
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
-      if (error instanceof CookieTooLargeError) return { session: null };
-      // A refresh token the provider refuses is dead; a provider that failed may answer next time.
+      // A refresh token the provider refuses is dead, and tokens it should not have sent end the
+      // session everywhere; a provider that failed may answer the next request.
       const refused = getProviderFailure(error, "token refresh") === "SIGN_IN_EXPIRED";
-      return { session: stillValid && !refused ? session : null };
+      if (!refused && !(error instanceof UntrustedTokensError))
+        return { session: stillValid ? session : null };
+      await sessions.remove(session);
+      return { session: null };
     }
   });
   return outcome ? outcome.session : waitForRefreshElsewhere(session, sessions, deadline);
@@ -138,14 +161,22 @@ async function waitForRefreshElsewhere(session: Session, sessions: SessionStore,
   return session.tokenExpiresAt > Date.now() ? session : null;
 }
 
-/** `session` (or a new one) holding `tokens`, its user read again from a new ID token. */
+/**
+ * `session` (or a new one) holding `tokens`, its user read again from a new ID token. Throws
+ * UntrustedTokensError for an access token that could not be sent, or an ID token naming another
+ * subject than the session's (OpenID Connect Core 12.2).
+ */
 export function withTokens<S extends Partial<Session>>(
   session: S,
   tokens: TokenSet,
   settings: SignInSettings,
 ) {
+  requireHeaderSafeTokens(tokens);
   const now = Date.now();
   const claims = tokens.id_token ? tokens.claims() : undefined;
+  if (claims && session.sub !== undefined && claims.sub !== session.sub) {
+    throw new UntrustedTokensError("a refreshed ID token names another subject, the session is ended");
+  }
   return {
     ...session,
     ...(claims ? readUser(claims, settings.rolesClaim) : {}),

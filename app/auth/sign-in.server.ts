@@ -1,24 +1,47 @@
 import { redirect } from "@remix-run/node";
-import type { SignInSettings } from "~/lib/config.server";
+import { getConfig, type SignInSettings } from "~/lib/config.server";
+import { createSignedCookie } from "~/lib/cookies.server";
 import { createErrorResponse, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
 import { getSafeRedirect } from "~/lib/safe-redirect";
-import { getProvider, getProviderFailure } from "./provider.server";
-import { CookieTooLargeError, createSealedCookie } from "./sealed-cookie.server";
+import { getProvider, getProviderFailure, noteProviderAnswered } from "./provider.server";
 import { getSessionStore, readUser, readVisitor, withTokens } from "./session.server";
 import { createSessionId, StoreUnavailableError, type Session } from "./session-store.server";
 
 // How long a visitor has at the provider between leaving this site and coming back.
 const SIGN_IN_SECONDS = 600;
 
-type SignInTransaction = { state: string; nonce: string; verifier: string; redirectTo: string };
+type SignInTransaction = {
+  state: string;
+  nonce: string;
+  verifier: string;
+  redirectTo: string;
+  startedAt: number;
+};
 
-let transactionCookie: ReturnType<typeof createSealedCookie<SignInTransaction>> | undefined;
-const getTransactionCookie = () => (transactionCookie ??= createSealedCookie<SignInTransaction>("sign-in"));
+/**
+ * What the callback must find, in a signed cookie of the browser that started the sign-in: none
+ * of it is secret from that browser, and the signature keeps anyone else from making one.
+ */
+function getTransactionCookie() {
+  const cookie = createSignedCookie(getConfig().secureCookies ? "__Host-sign-in" : "sign-in");
+  return {
+    write: (transaction: SignInTransaction) => cookie.serialize(transaction, { maxAge: SIGN_IN_SECONDS }),
+    async read(request: Request): Promise<SignInTransaction | null> {
+      const value: unknown = await cookie.parse(request.headers.get("Cookie"));
+      if (!value || typeof value !== "object") return null;
+      const { state, nonce, verifier, redirectTo, startedAt } = value as Record<string, unknown>;
+      const isText = [state, nonce, verifier, redirectTo].every((field) => typeof field === "string");
+      const isRecent = typeof startedAt === "number" && Date.now() - startedAt < SIGN_IN_SECONDS * 1000;
+      return isText && isRecent ? (value as SignInTransaction) : null;
+    },
+    clear: () => cookie.serialize("", { maxAge: 0 }),
+  };
+}
 
 /**
  * Sends the visitor to the provider (authorization code flow with PKCE S256, state and nonce),
- * remembering in an encrypted cookie of this browser what the callback must find.
+ * remembering in a signed cookie of this browser what the callback must find.
  */
 export async function startSignIn(request: Request, settings: SignInSettings) {
   const redirectTo = getSafeRedirect(new URL(request.url).searchParams.get("redirectTo"));
@@ -31,6 +54,7 @@ export async function startSignIn(request: Request, settings: SignInSettings) {
     nonce: client.randomNonce(),
     verifier: client.randomPKCECodeVerifier(),
     redirectTo,
+    startedAt: Date.now(),
   };
   const url = client.buildAuthorizationUrl(provider.config, {
     redirect_uri: settings.redirectUri,
@@ -40,7 +64,7 @@ export async function startSignIn(request: Request, settings: SignInSettings) {
     code_challenge: await client.calculatePKCECodeChallenge(transaction.verifier),
     code_challenge_method: "S256",
   });
-  const cookie = await getTransactionCookie().seal(transaction, SIGN_IN_SECONDS);
+  const cookie = await getTransactionCookie().write(transaction);
   return redirect(url.href, { status: 303, headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
 }
 
@@ -51,9 +75,10 @@ export async function startSignIn(request: Request, settings: SignInSettings) {
  */
 export async function finishSignIn(request: Request, settings: SignInSettings) {
   const cookies = getTransactionCookie();
+  const clearTransaction = await cookies.clear();
   const refuse = (code: ErrorCode) => {
     const response = createErrorResponse(code);
-    response.headers.append("Set-Cookie", cookies.clear());
+    response.headers.append("Set-Cookie", clearTransaction);
     response.headers.set("Cache-Control", "no-store");
     return response;
   };
@@ -62,8 +87,11 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
     logger.info({ error: params.get("error")?.slice(0, 100) }, "sign-in: the provider refused");
     throw refuse("SIGN_IN_DENIED");
   }
-  if (params.getAll("code").length !== 1 || params.getAll("state").length > 1) throw refuse("BAD_REQUEST");
-  const transaction = await cookies.open(request);
+  // One non-empty code, and at most one state and issuer: anything else is a malformed request.
+  const codes = params.getAll("code");
+  const repeated = ["state", "iss"].some((name) => params.getAll(name).length > 1);
+  if (codes.length !== 1 || !codes[0] || repeated) throw refuse("BAD_REQUEST");
+  const transaction = await cookies.read(request);
   const state = params.get("state");
   if (!transaction || !state || state !== transaction.state) throw refuse("SIGN_IN_EXPIRED");
   const sessions = await getSessionStore(settings);
@@ -79,6 +107,7 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
       expectedNonce: transaction.nonce,
       idTokenExpected: true,
     });
+    noteProviderAnswered();
     const claims = tokens.claims();
     if (!claims) throw new Error("no ID token");
     const now = Date.now();
@@ -90,7 +119,7 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
     const { session: previous } = await readVisitor(request, settings);
     const ended = previous ? await sessions.remove(previous) : [];
     const headers = new Headers({ "Cache-Control": "no-store" });
-    for (const cookie of [...ended, cookies.clear(), ...(await sessions.save(session, settings))]) {
+    for (const cookie of [...ended, clearTransaction, ...(await sessions.save(session, settings))]) {
       headers.append("Set-Cookie", cookie);
     }
     logger.info({ sub: session.sub }, "sign-in: signed in");
@@ -98,10 +127,6 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
   } catch (error) {
     if (error instanceof Response) throw error;
     if (error instanceof StoreUnavailableError) throw refuse("SIGN_IN_UNAVAILABLE");
-    if (error instanceof CookieTooLargeError) {
-      logger.warn("sign-in: the provider's tokens do not fit a cookie; set SESSION_REDIS_URL");
-      throw refuse("SIGN_IN_FAILED");
-    }
     throw refuse(getProviderFailure(error, "code exchange"));
   }
 }

@@ -92,13 +92,15 @@ const EnvSchema = z.object({
     .transform((value) => value.split(/\s+/).filter(Boolean))
     .refine((scopes) => scopes.includes("openid"), { message: "must include openid" })
     .default(["openid", "profile", "email"]),
-  /** Deadline for one request to the provider (discovery, token, keys). */
+  /** Deadline for one request to the provider (discovery, token, keys), its answer read whole. */
   OIDC_TIMEOUT_MS: milliseconds.default(5_000),
+  /** Largest answer read from the provider, in bytes; a larger one makes sign-in unavailable. */
+  OIDC_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(1_048_576),
   /** A signed-in visitor idle this long is signed out. */
   SESSION_IDLE_SECONDS: seconds.default(3_600),
   /** A session ends this long after sign-in, whatever the activity. */
   SESSION_MAX_SECONDS: seconds.default(43_200),
-  /** A Redis every instance shares for sessions; unset, a session lives in an encrypted cookie. */
+  /** A Redis every instance shares for sessions; unset, sessions live in this process's memory. */
   SESSION_REDIS_URL: redisUrl.optional(),
 });
 
@@ -158,7 +160,7 @@ function getSignIn(env: z.output<typeof EnvSchema>) {
   }
   if (!env.SESSION_SECRET) {
     throw new ConfigError(
-      "Invalid environment variable SESSION_SECRET: required for sign-in, so that sessions survive restarts",
+      "Invalid environment variable SESSION_SECRET: required for sign-in, whose cookies every instance must trust",
     );
   }
   if (env.SESSION_IDLE_SECONDS > env.SESSION_MAX_SECONDS) {
@@ -173,6 +175,7 @@ function getSignIn(env: z.output<typeof EnvSchema>) {
     rolesClaim: env.OIDC_ROLES_CLAIM,
     scopes: env.OIDC_SCOPES,
     timeoutMs: env.OIDC_TIMEOUT_MS,
+    maxResponseBytes: env.OIDC_MAX_RESPONSE_BYTES,
     origin: ORIGIN,
     redirectUri: `${ORIGIN}/auth/callback`,
     idleSeconds: env.SESSION_IDLE_SECONDS,

@@ -3,7 +3,7 @@ import { finishSignIn } from "~/auth/sign-in.server";
 import { getConfig } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 
-export { default, ErrorBoundary, meta } from "~/auth/redirect-only-route";
+export { default, ErrorBoundary, headers, meta } from "~/auth/redirect-only-route";
 
 // GET /auth/callback: where the provider sends the visitor back (ORIGIN/auth/callback).
 export function loader({ request }: LoaderFunctionArgs) {

@@ -3,7 +3,7 @@ import { startSignIn } from "~/auth/sign-in.server";
 import { getConfig } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 
-export { default, ErrorBoundary, meta } from "~/auth/redirect-only-route";
+export { default, ErrorBoundary, headers, meta } from "~/auth/redirect-only-route";
 
 // GET /auth/sign-in?redirectTo=/path: off to the provider.
 export function loader({ request }: LoaderFunctionArgs) {

@@ -3,7 +3,7 @@ import { signOut } from "~/auth/sign-in.server";
 import { getConfig } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 
-export { default, ErrorBoundary, meta } from "~/auth/redirect-only-route";
+export { default, ErrorBoundary, headers, meta } from "~/auth/redirect-only-route";
 
 // POST /auth/sign-out only: a link or a prefetch must never sign anyone out.
 export function loader() {

@@ -1,15 +1,28 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { checkUpstream } from "~/api/client.server";
+import { getSessionsNotReady } from "~/auth/session.server";
 import { getConfig } from "~/lib/config.server";
 import { getError } from "~/lib/errors";
 
-/** Readiness: whether the API this app calls answers, so a balancer can hold traffic until it does. */
+/**
+ * Readiness: whether the API this app calls answers, and with sessions in Redis whether its first
+ * connection is made, so a balancer can hold traffic until both can serve.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   const headers = { "Cache-Control": "no-store" };
-  if (!getConfig().API_BASE_URL)
-    return Response.json({ status: "ok", upstream: "not configured" }, { headers });
+  const inRedis = Boolean(getConfig().signIn?.redisUrl);
+  const sessionsNotReady = await getSessionsNotReady();
+  if (sessionsNotReady) {
+    const code = "SIGN_IN_UNAVAILABLE";
+    return Response.json(
+      { status: "unavailable", sessions: sessionsNotReady, code },
+      { status: 503, headers },
+    );
+  }
+  const ready = { status: "ok", ...(inRedis ? { sessions: "ok" } : {}) };
+  if (!getConfig().API_BASE_URL) return Response.json({ ...ready, upstream: "not configured" }, { headers });
   const code = await checkUpstream(request);
-  if (!code) return Response.json({ status: "ok", upstream: "ok" }, { headers });
+  if (!code) return Response.json({ ...ready, upstream: "ok" }, { headers });
   const { title } = getError(code);
   return Response.json({ status: "unavailable", upstream: title, code }, { status: 503, headers });
 }

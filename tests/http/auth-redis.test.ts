@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
+import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
 import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
@@ -71,7 +72,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
   it("keeps a visitor signed in whichever instance answers, with only an id in the cookie", async () => {
     const browser = new Browser();
     await signInThroughProvider(browser, balancer.url, "ada");
-    expect(browser.jar(balancer.url).get("session")).toMatch(/^[\w-]{43}$/);
+    expect(browser.jar(balancer.url).get("session")).toMatch(/^[\w%]+\.[\w%]+$/);
     const before = instances.map((instance) => getLoggedStatuses(instance).length);
     for (let i = 0; i < 4; i++)
       expect(await visitorName(browser, `${balancer.url}/things/1/feature`)).toBe("Ada Lovelace");
@@ -169,5 +170,64 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     }
     console.log(`sessions answered again ${Math.round(performance.now() - readyAt)} ms after Redis loaded`);
     expect(name).toBe("Ada Lovelace");
+  });
+});
+
+describe("a freshly started instance with sessions in Redis", () => {
+  let redis: Redis;
+  const proxies: DelayingProxy[] = [];
+  let provider: OpenIdProvider | undefined;
+  let fresh: RunningServer | undefined;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+
+  afterAll(async () => {
+    try {
+      if (fresh) expectNoServerErrors(fresh, [503]);
+    } finally {
+      await fresh?.stop();
+      await Promise.all([...proxies.map((proxy) => proxy.close()), redis?.stop(), provider?.close()]);
+    }
+  });
+
+  it("is not ready until Redis is connected, and serves its first signed-in visitor meanwhile", async () => {
+    const port = await getFreePort();
+    const origin = `http://127.0.0.1:${port}`;
+    provider = await startOpenIdProvider({ appOrigins: [origin] });
+    const env = { ...signInEnv(provider, origin), PORT: String(port) };
+    // The visitor signs in on an instance that then stops; a fresh one takes its place.
+    const first = await startServer({ ...env, SESSION_REDIS_URL: redis.url });
+    const browser = new Browser();
+    expect((await signInThroughProvider(browser, origin, "ada")).status).toBe(303);
+    await first.stop();
+
+    const proxy = await startDelayingProxy(Number(new URL(redis.url).port));
+    proxies.push(proxy);
+    proxy.hold();
+    fresh = await startServer({ ...env, SESSION_REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+    const notReady = await fetch(`${origin}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toEqual({
+      status: "unavailable",
+      sessions: "connecting to Redis",
+      code: "SIGN_IN_UNAVAILABLE",
+    });
+    await proxy.connected();
+
+    // The first signed-in page waits for the connection, within its deadline, instead of failing.
+    const firstPage = visitorName(browser, `${origin}/`);
+    await sleep(300);
+    proxy.release();
+    expect(await firstPage).toBe("Ada Lovelace");
+    const ready = await fetch(`${origin}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ok", sessions: "ok", upstream: "not configured" });
+
+    // Redis lost after that: signed-in pages answer 503 as documented, the instance stays ready.
+    await redis.stop();
+    expect((await fetch(`${origin}/readyz`)).status).toBe(200);
+    expect(await visitorName(browser, `${origin}/`)).toBeNull();
   });
 });

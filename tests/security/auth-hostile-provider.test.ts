@@ -1,51 +1,72 @@
+import type http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseHtml } from "../support/html";
 import { Browser } from "../support/oidc-browser";
 import {
-  startScriptedProvider,
-  type ScriptedProvider,
+  HUGE_ANSWER_BYTES,
+  signInScripted as signIn,
+  startSuiteWithScriptedProvider,
+  type DiscoveryAnswer,
+  type ScriptedSuite,
   type TokenAnswer,
 } from "../support/oidc-scripted-provider";
 import { getFreePort } from "../support/ports";
+import { readRssMegabytes } from "../support/process-stats";
+import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
 import { expectCataloguePage } from "../support/reference-app";
 import { startServer, expectNoServerErrors, type RunningServer } from "../support/server";
 
-/** Starts a sign-in at the app and follows the scripted provider straight back to the callback. */
-async function signIn(browser: Browser, app: RunningServer) {
-  const start = await browser.fetch(`${app.url}/auth/sign-in?redirectTo=/`);
-  if (start.status !== 303) return start;
-  const authorize = await browser.fetch(start.headers.get("location")!);
-  return browser.fetch(authorize.headers.get("location")!);
+/** The server's log lines at `level` whose message contains `text`. */
+function findLogLines(app: RunningServer, level: "warn" | "error", text: string) {
+  const levels = { warn: 40, error: 50 };
+  return app
+    .output()
+    .split("\n")
+    .filter((line) => line.includes(`"level":${levels[level]}`) && line.includes(text));
 }
 
+// Bounds far from both what a capped answer costs and what an uncapped one cost (docs/security.md).
+const MAX_GROWTH_MB = 96;
+const MAX_LOOP_DELAY_MS = 1_000;
+// Of each 128 MB answer, what the app may have taken in (socket buffers included) before it stopped.
+const MAX_BYTES_TAKEN = 32 * 1024 * 1024;
+
 /**
- * A built server signing in through a scripted provider, for the enclosing `describe`; after its
- * tests, no 5xx but `expectedStatuses` and no error-level log line.
+ * Sends `count` requests at once that each meet a huge answer from the provider, and measures the
+ * server meanwhile: its resident memory (sampled, the peak kept) and its event loop's longest delay.
  */
-function startSuiteWithScriptedProvider({
-  scheme = "http",
-  env = {},
-  expectedStatuses = [],
-}: { scheme?: string; env?: Record<string, string>; expectedStatuses?: number[] } = {}) {
-  const suite = {} as { provider: ScriptedProvider; app: RunningServer };
-  beforeAll(async () => {
-    const port = await getFreePort();
-    suite.provider = await startScriptedProvider();
-    suite.app = await startServer({
-      PORT: String(port),
-      ORIGIN: `${scheme}://127.0.0.1:${port}`,
-      OIDC_ISSUER: suite.provider.issuer,
-      OIDC_CLIENT_ID: suite.provider.clientId,
-      ...env,
-    });
-  });
-  afterAll(async () => {
-    try {
-      if (suite.app) expectNoServerErrors(suite.app, expectedStatuses);
-    } finally {
-      await Promise.all([suite.app?.stop(), suite.provider?.close()]);
+async function measureHugeAnswers(
+  suite: ScriptedSuite,
+  name: string,
+  count: number,
+  send: () => Promise<Response>,
+) {
+  const pid = suite.app.child.pid!;
+  const taken = suite.provider.hugeBytesTaken.length;
+  await readLoopDelay(suite.app);
+  const idle = readRssMegabytes(pid);
+  let peak = idle;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, readRssMegabytes(pid));
+      await sleep(10);
     }
-  });
-  return suite;
+  })();
+  const answers = await Promise.all(Array.from({ length: count }, send));
+  sampling = false;
+  await sampler;
+  peak = Math.max(peak, readRssMegabytes(pid));
+  const loopDelayMs = (await readLoopDelay(suite.app)).maxMs;
+  const bytesTaken = suite.provider.hugeBytesTaken.slice(taken);
+  const mb = (value: number) => `${Math.round(value)} MB`;
+  console.log(
+    `${name}: ${count} at once, ${bytesTaken.length} answers of ${mb(HUGE_ANSWER_BYTES / 2 ** 20)} each; ` +
+      `RSS idle ${mb(idle)}, peak ${mb(peak)} (+${mb(peak - idle)}); loop delay at most ${loopDelayMs} ms; ` +
+      `the app took at most ${mb(Math.max(...bytesTaken) / 2 ** 20)} of an answer`,
+  );
+  return { answers, growthMb: peak - idle, loopDelayMs, bytesTaken };
 }
 
 describe("a hostile or failing provider never signs anyone in and never answers 500", () => {
@@ -81,6 +102,190 @@ describe("a hostile or failing provider never signs anyone in and never answers 
   });
 });
 
+describe.each<DiscoveryAnswer>(["huge-declared", "huge"])(
+  "a discovery document of 128 MB (%s)",
+  (discovery) => {
+    const suite = startSuiteWithScriptedProvider({
+      env: { NODE_OPTIONS: LOOP_DELAY_OPTIONS },
+      expectedStatuses: [503],
+    });
+
+    it("makes sign-in unavailable at once, the memory and the event loop untouched", async () => {
+      suite.provider.discovery = discovery;
+      const { answers, growthMb, loopDelayMs, bytesTaken } = await measureHugeAnswers(
+        suite,
+        `discovery, ${discovery}`,
+        4,
+        () => fetch(`${suite.app.url}/auth/sign-in?redirectTo=/`),
+      );
+      for (const answer of answers) await expectCataloguePage(answer, "SIGN_IN_UNAVAILABLE");
+      expect(bytesTaken.length).toBeGreaterThan(0);
+      for (const taken of bytesTaken) expect(taken).toBeLessThan(MAX_BYTES_TAKEN);
+      expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
+      expect(loopDelayMs).toBeLessThan(MAX_LOOP_DELAY_MS);
+      expect(findLogLines(suite.app, "warn", "provider cannot be reached")).toHaveLength(1);
+    });
+  },
+);
+
+describe("a token answer of 128 MB", () => {
+  const suite = startSuiteWithScriptedProvider({
+    env: { NODE_OPTIONS: LOOP_DELAY_OPTIONS },
+    expectedStatuses: [503],
+  });
+
+  it("makes sign-in unavailable at once, the memory and the event loop untouched", async () => {
+    suite.provider.answer = "valid";
+    await signIn(new Browser(), suite.app);
+    suite.provider.answer = "huge";
+    const { answers, growthMb, loopDelayMs, bytesTaken } = await measureHugeAnswers(
+      suite,
+      "token endpoint",
+      4,
+      () => signIn(new Browser(), suite.app),
+    );
+    for (const answer of answers) await expectCataloguePage(answer, "SIGN_IN_UNAVAILABLE");
+    expect(bytesTaken).toHaveLength(4);
+    for (const taken of bytesTaken) expect(taken).toBeLessThan(MAX_BYTES_TAKEN);
+    expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
+    expect(loopDelayMs).toBeLessThan(MAX_LOOP_DELAY_MS);
+  });
+});
+
+describe("tokens that could not be sent in a header", () => {
+  const suite = startSuiteWithScriptedProvider({ expectedStatuses: [502] });
+
+  it.each([
+    ["an access token with CR LF", { accessToken: "token\r\nX-Injected: 1" }],
+    ["an access token with a control character", { accessToken: "token\u0000" }],
+    ["an access token that is not ASCII", { accessToken: "tökén" }],
+    ["a token type with CR LF", { tokenType: "Bearer\r\nX-Injected: 1" }],
+  ])("refuse %s at sign-in, with a warning", async (_name, tokens) => {
+    Object.assign(suite.provider, { accessToken: "an-access-token", tokenType: "Bearer", ...tokens });
+    const warnings = findLogLines(suite.app, "warn", "sign-in:").length;
+    const browser = new Browser();
+    await expectCataloguePage(await signIn(browser, suite.app), "SIGN_IN_FAILED");
+    expect(browser.jar(suite.app.url).get("session")).toBeUndefined();
+    expect(findLogLines(suite.app, "warn", "sign-in:").length).toBeGreaterThan(warnings);
+  });
+});
+
+/** The reference feature's API: its thing, and a guarded write that accepts only `accepted` tokens. */
+function answerThings(accepted: (authorization: string | undefined) => boolean) {
+  const thing = {
+    id: "1",
+    name: "Anchor",
+    quantity: 1,
+    colour: "red",
+    featured: false,
+    notes: "",
+    version: 1,
+  };
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.method === "PUT") return accepted(req.headers.authorization) ? json(200, thing) : json(401, {});
+    return json(200, thing);
+  };
+}
+
+const postFeature = (browser: Browser, suite: ScriptedSuite) =>
+  browser.fetch(`${suite.app.url}/things/1/feature`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: suite.app.url },
+    body: "",
+  });
+
+const countRefreshes = (suite: ScriptedSuite) =>
+  suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+
+describe("token refreshes", () => {
+  const suite = startSuiteWithScriptedProvider({
+    referenceApp: true,
+    env: { OIDC_TIMEOUT_MS: "1000" },
+    expectedStatuses: [502, 503],
+  });
+
+  // Who the guarded page shows, or null when it sends the visitor to sign in.
+  const getGuardedVisitor = async (browser: Browser) => {
+    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    if (page.status === 303) return null;
+    expect(page.status).toBe(200);
+    return parseHtml(await page.text()).querySelector("header form.visitor span")?.textContent;
+  };
+
+  const signInAs = async (sub: string, name: string, expiresIn = 300) => {
+    Object.assign(suite.provider, {
+      answer: "valid",
+      subject: { sub, name, roles: ["editor"] },
+      accessToken: `${sub}-first-token`,
+      tokenType: "Bearer",
+      expiresIn,
+    });
+    const browser = new Browser();
+    expect((await signIn(browser, suite.app)).status).toBe(303);
+    expect(await getGuardedVisitor(browser)).toBe(name);
+    return browser;
+  };
+
+  it("end the session when the refreshed ID token names someone else (an API's 401)", async () => {
+    suite.upstream.handle(answerThings(() => false));
+    const browser = await signInAs("alice", "Alice");
+    const copy = browser.jar(suite.app.url).get("session")!;
+    suite.provider.subject = { sub: "eve", name: "Eve", roles: ["editor", "admin"] };
+    const refreshes = countRefreshes(suite);
+    await expectCataloguePage(await postFeature(browser, suite), "SIGN_IN_REQUIRED");
+    expect(countRefreshes(suite)).toBe(refreshes + 1);
+    expect(await getGuardedVisitor(browser)).toBeNull();
+    const replayed = new Browser();
+    replayed.jar(suite.app.url).set("session", copy);
+    expect(await getGuardedVisitor(replayed)).toBeNull();
+    expect(findLogLines(suite.app, "warn", "names another subject")).toHaveLength(1);
+  });
+
+  it("end the session when the refreshed ID token names someone else (a token due)", async () => {
+    suite.upstream.handle(answerThings(() => true));
+    const browser = await signInAs("bob", "Bob", 1);
+    suite.provider.subject = { sub: "eve", name: "Eve", roles: ["editor", "admin"] };
+    // Due once less than a quarter of its second remains; waiting longer only makes it more so.
+    await sleep(1_000);
+    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
+    expect(await getGuardedVisitor(browser)).toBeNull();
+    expect(findLogLines(suite.app, "warn", "names another subject")).toHaveLength(2);
+  });
+
+  it("end the session when a refreshed access token could not be sent in a header", async () => {
+    const sent: (string | undefined)[] = [];
+    suite.upstream.handle(answerThings((authorization) => (sent.push(authorization), false)));
+    const browser = await signInAs("carol", "Carol");
+    suite.provider.accessToken = "token\r\nX-Injected: 1";
+    await expectCataloguePage(await postFeature(browser, suite), "SIGN_IN_REQUIRED");
+    expect(sent).toEqual(["Bearer carol-first-token"]);
+    expect(await getGuardedVisitor(browser)).toBeNull();
+  });
+
+  it.each<TokenAnswer>(["error-500", "hang"])(
+    "that failed (%s) are tried again by the next request once the provider answers",
+    async (failure) => {
+      suite.upstream.handle(answerThings((authorization) => authorization !== "Bearer dave-first-token"));
+      const browser = await signInAs("dave", "Dave");
+      suite.provider.answer = failure;
+      suite.provider.accessToken = "dave-second-token";
+      const refreshes = countRefreshes(suite);
+      await expectCataloguePage(await postFeature(browser, suite), "SIGN_IN_REQUIRED");
+      expect(countRefreshes(suite)).toBe(refreshes + 1);
+      // The token is still valid: the visitor stays signed in.
+      expect(await getGuardedVisitor(browser)).toBe("Dave");
+      suite.provider.answer = "valid";
+      const written = await postFeature(browser, suite);
+      expect(written.status).toBe(303);
+      expect(countRefreshes(suite)).toBe(refreshes + 2);
+    },
+  );
+});
+
 describe("a provider that cannot be reached", () => {
   let app: RunningServer;
 
@@ -108,6 +313,21 @@ describe("a provider that cannot be reached", () => {
     expect(home.status).toBe(200);
     expect(await home.text()).toContain(">Sign in</a>");
   });
+
+  it("says so once, however many visitors try to sign in", async () => {
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => fetch(`${app.url}/auth/sign-in?redirectTo=/`)),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(503));
+    }
+    const warnings = findLogLines(app, "warn", "");
+    console.log(
+      `251 sign-ins against a provider that is down: ${warnings.length} warning line(s), ${warnings.join("").length} bytes`,
+    );
+    expect(findLogLines(app, "warn", "provider cannot be reached")).toHaveLength(1);
+    expect(warnings.length).toBeLessThanOrEqual(2);
+  });
 });
 
 describe("behind https (ORIGIN https)", () => {
@@ -117,7 +337,9 @@ describe("behind https (ORIGIN https)", () => {
     const browser = new Browser();
     const start = await browser.fetch(`${suite.app.url}/auth/sign-in?redirectTo=/`);
     expect(start.headers.getSetCookie()).toEqual([
-      expect.stringMatching(/^__Host-sign-in=[\w.-]+; Max-Age=600; Path=\/; HttpOnly; SameSite=Lax; Secure$/),
+      expect.stringMatching(
+        /^__Host-sign-in=[\w%.-]+; Max-Age=600; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
+      ),
     ]);
     const authorize = await browser.fetch(start.headers.get("location")!);
     const callbackUrl = new URL(authorize.headers.get("location")!);
@@ -125,8 +347,10 @@ describe("behind https (ORIGIN https)", () => {
     const callback = await browser.fetch(`${suite.app.url}${callbackUrl.pathname}${callbackUrl.search}`);
     expect(callback.status).toBe(303);
     expect(callback.headers.getSetCookie()).toEqual([
-      "__Host-sign-in=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure",
-      expect.stringMatching(/^__Host-session=[\w.-]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax; Secure$/),
+      "__Host-sign-in=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax",
+      expect.stringMatching(
+        /^__Host-session=[\w%.-]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
+      ),
     ]);
   });
 });

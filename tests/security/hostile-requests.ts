@@ -218,6 +218,12 @@ export const hostileCases: HostileCase[] = [
     status: 403,
     page: "CROSS_SITE_REQUEST",
   },
+  ...["PUT", "PATCH", "DELETE"].map((method) => ({
+    name: `${method} from another site (GHSA-84g9-w2xq-vcv6)`,
+    request: form(["Origin: https://evil.example"], `${method} /preferences/theme HTTP/1.1`),
+    status: 403,
+    page: "CROSS_SITE_REQUEST" as const,
+  })),
   {
     name: "POST from another port",
     request: (host) => form([`Origin: http://${host.replace(/:\d+$/, ":1")}`])(host),

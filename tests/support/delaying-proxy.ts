@@ -4,16 +4,25 @@ export type DelayingProxy = {
   port: number;
   /** How long each chunk waits, either way, before it is passed on. */
   setDelay: (ms: number) => void;
+  /** Holds every chunk from now on, either way, until `release`: a link that has not opened yet. */
+  hold: () => void;
+  release: () => void;
+  /** Resolves when a client has connected (at once if one already has). */
+  connected: () => Promise<void>;
   close: () => Promise<void>;
 };
 
 /** A TCP proxy on 127.0.0.1 to `targetPort` that passes every chunk on after a delay: a slow link. */
 export async function startDelayingProxy(targetPort: number): Promise<DelayingProxy> {
   let delayMs = 0;
+  let held: (() => void)[] | null = null;
+  let hasConnection = false;
+  let onConnection: (() => void)[] = [];
   const sockets = new Set<net.Socket>();
+  const later = (send: () => void) => (held ? held.push(send) : void setTimeout(send, delayMs));
   const pass = (from: net.Socket, to: net.Socket) => {
-    from.on("data", (chunk) => void setTimeout(() => to.destroyed || to.write(chunk), delayMs));
-    from.on("close", () => void setTimeout(() => to.destroy(), delayMs));
+    from.on("data", (chunk) => later(() => to.destroyed || to.write(chunk)));
+    from.on("close", () => later(() => to.destroy()));
     from.on("error", () => {});
   };
   const server = net.createServer((client) => {
@@ -24,11 +33,22 @@ export async function startDelayingProxy(targetPort: number): Promise<DelayingPr
     }
     pass(client, target);
     pass(target, client);
+    hasConnection = true;
+    onConnection.forEach((resolve) => resolve());
+    onConnection = [];
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
     setDelay: (ms) => void (delayMs = ms),
+    hold: () => void (held ??= []),
+    release: () => {
+      const sends = held ?? [];
+      held = null;
+      sends.forEach((send) => send());
+    },
+    connected: () =>
+      hasConnection ? Promise.resolve() : new Promise((resolve) => onConnection.push(resolve)),
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));

@@ -1,6 +1,11 @@
+import { createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
+import { afterAll, beforeAll } from "vitest";
+import { getFreePort } from "./ports";
+import { buildReferenceApp } from "./reference-app";
+import { expectNoServerErrors, startServer, type RunningServer } from "./server";
+import { startUpstream, type Upstream } from "./upstream";
 
 /** How the token endpoint answers: a valid ID token, or one thing wrong with it or with the answer. */
 export type TokenAnswer =
@@ -12,24 +17,56 @@ export type TokenAnswer =
   | "wrong-nonce"
   | "hang"
   | "error-500"
-  | "garbage";
+  | "garbage"
+  | "huge";
+
+/** How discovery answers: the document, or one far larger, its length declared or not. */
+export type DiscoveryAnswer = "valid" | "huge" | "huge-declared";
+
+/** The size of a huge answer, streamed a block at a time as the app reads it. */
+export const HUGE_ANSWER_BYTES = 128 * 1024 * 1024;
 
 export type ScriptedProvider = {
   issuer: string;
   clientId: string;
+  /** How the token endpoint answers the next code or refresh token. */
   answer: TokenAnswer;
+  discovery: DiscoveryAnswer;
+  /** Who the next ID token names. */
+  subject: { sub: string; name: string; roles: string[] };
+  /** The next token answer's access token, its type and lifetime. */
+  accessToken: string;
+  tokenType: string;
+  expiresIn: number;
+  /** Token requests received so far, by grant type. */
+  tokenRequests: string[];
+  /** Bytes of huge answers the app took before it closed the connection, one entry per answer. */
+  hugeBytesTaken: number[];
   close: () => Promise<void>;
 };
 
+const base64url = (value: string | Buffer) => Buffer.from(value).toString("base64url");
+
+function signJwt(claims: Record<string, unknown>, key: KeyObject) {
+  const input = `${base64url(JSON.stringify({ alg: "RS256", kid: "published" }))}.${base64url(JSON.stringify(claims))}`;
+  return `${input}.${createSign("RSA-SHA256").update(input).sign(key, "base64url")}`;
+}
+
 /**
  * An OpenID provider scripted by the test, on 127.0.0.1: discovery, JWKS, an authorization
- * endpoint that sends the visitor straight back with a code, and a token endpoint that answers
- * as `answer` says, signing ID tokens with jose (with a key it does not publish for a bad signature).
+ * endpoint that sends the visitor straight back with a code, and a token endpoint for codes and
+ * refresh tokens that answers as `answer` says, signing ID tokens with a key it publishes (or one
+ * it does not, for a bad signature). A huge answer is streamed, never held in memory.
  */
 export async function startScriptedProvider(): Promise<ScriptedProvider> {
   const clientId = "web-app";
-  const [published, unpublished] = await Promise.all([generateKeyPair("RS256"), generateKeyPair("RS256")]);
-  const jwk: JWK = { ...(await exportJWK(published.publicKey)), kid: "published", alg: "RS256", use: "sig" };
+  const [published, unpublished] = [0, 1].map(() => generateKeyPairSync("rsa", { modulusLength: 2048 }));
+  const jwk = {
+    ...published!.publicKey.export({ format: "jwk" }),
+    kid: "published",
+    alg: "RS256",
+    use: "sig",
+  };
   const nonces = new Map<string, string>();
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer(async (req, res) => {
@@ -37,6 +74,7 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
     const json = (status: number, body: unknown) =>
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (url.pathname === "/.well-known/openid-configuration") {
+      if (scripted.discovery !== "valid") return streamHuge(res, scripted.discovery === "huge-declared");
       return json(200, {
         issuer,
         authorization_endpoint: `${issuer}/authorize`,
@@ -46,6 +84,7 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
         subject_types_supported: ["public"],
         id_token_signing_alg_values_supported: ["RS256"],
         code_challenge_methods_supported: ["S256"],
+        grant_types_supported: ["authorization_code", "refresh_token"],
       });
     }
     if (url.pathname === "/jwks") return json(200, { keys: [jwk] });
@@ -59,21 +98,22 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
     if (url.pathname !== "/token") return json(404, { error: "not_found" });
     let body = "";
     for await (const chunk of req) body += chunk;
-    const code = new URLSearchParams(body).get("code") ?? "";
+    const form = new URLSearchParams(body);
+    const grantType = form.get("grant_type") ?? "";
+    scripted.tokenRequests.push(grantType);
     const now = Math.floor(Date.now() / 1000);
     const claims = {
       iss: scripted.answer === "wrong-issuer" ? "https://other.example" : issuer,
       aud: scripted.answer === "wrong-audience" ? "another-client" : clientId,
-      sub: "mallory",
-      name: "Mallory",
-      nonce: scripted.answer === "wrong-nonce" ? "another-nonce" : nonces.get(code),
+      ...scripted.subject,
+      // A refreshed ID token carries no nonce (OpenID Connect Core 12.2).
+      ...(grantType === "authorization_code"
+        ? { nonce: scripted.answer === "wrong-nonce" ? "another-nonce" : nonces.get(form.get("code") ?? "") }
+        : {}),
       iat: scripted.answer === "expired" ? now - 7_200 : now,
       exp: scripted.answer === "expired" ? now - 3_600 : now + 300,
     };
-    const key = scripted.answer === "bad-signature" ? unpublished.privateKey : published.privateKey;
-    const idToken = await new SignJWT(claims)
-      .setProtectedHeader({ alg: "RS256", kid: "published" })
-      .sign(key);
+    const key = scripted.answer === "bad-signature" ? unpublished!.privateKey : published!.privateKey;
     switch (scripted.answer) {
       case "hang":
         hanging.add(res);
@@ -82,21 +122,52 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
         return json(500, { error: "server_error" });
       case "garbage":
         return res.writeHead(200, { "content-type": "application/json" }).end("<html>not json");
+      case "huge":
+        return streamHuge(res, false);
       default:
         return json(200, {
-          access_token: "an-access-token",
-          token_type: "Bearer",
-          expires_in: 300,
-          id_token: idToken,
+          access_token: scripted.accessToken,
+          token_type: scripted.tokenType,
+          expires_in: scripted.expiresIn,
+          refresh_token: crypto.randomUUID(),
+          id_token: signJwt(claims, key),
         });
     }
   });
+
+  // JSON that never ends, a block at a time as the reader takes them; counts what it took.
+  function streamHuge(res: http.ServerResponse, declareLength: boolean) {
+    const index = scripted.hugeBytesTaken.push(0) - 1;
+    const block = Buffer.alloc(64 * 1024, "a");
+    res.writeHead(200, {
+      "content-type": "application/json",
+      ...(declareLength ? { "content-length": String(HUGE_ANSWER_BYTES) } : {}),
+    });
+    res.write('{"access_token":"');
+    const writeMore = () => {
+      while (!res.destroyed && scripted.hugeBytesTaken[index]! < HUGE_ANSWER_BYTES) {
+        scripted.hugeBytesTaken[index]! += block.byteLength;
+        if (!res.write(block)) return void res.once("drain", writeMore);
+      }
+      if (!res.destroyed) res.end();
+    };
+    res.on("close", () => res.destroy());
+    writeMore();
+  }
+
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const scripted: ScriptedProvider = {
     issuer,
     clientId,
     answer: "valid",
+    discovery: "valid",
+    subject: { sub: "mallory", name: "Mallory", roles: [] },
+    accessToken: "an-access-token",
+    tokenType: "Bearer",
+    expiresIn: 300,
+    tokenRequests: [],
+    hugeBytesTaken: [],
     close: () =>
       new Promise((resolve) => {
         for (const res of hanging) res.destroy();
@@ -105,4 +176,64 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
       }),
   };
   return scripted;
+}
+
+type SuiteOptions = {
+  scheme?: string;
+  env?: Record<string, string>;
+  /** 5xx statuses the suite provokes on purpose. */
+  expectedStatuses?: number[];
+  /** Serve the reference app (its guarded write calls the API on the visitor's behalf). */
+  referenceApp?: boolean;
+};
+
+export type ScriptedSuite = { provider: ScriptedProvider; app: RunningServer; upstream: Upstream };
+
+/**
+ * A built server signing in through a scripted provider (and a scripted API behind
+ * API_BASE_URL), for the enclosing `describe`; after its tests, no 5xx but `expectedStatuses`
+ * and no error-level log line.
+ */
+export function startSuiteWithScriptedProvider({
+  scheme = "http",
+  env = {},
+  expectedStatuses = [],
+  referenceApp = false,
+}: SuiteOptions = {}) {
+  const suite = {} as ScriptedSuite;
+  beforeAll(async () => {
+    const [port, cwd] = await Promise.all([getFreePort(), referenceApp ? buildReferenceApp() : undefined]);
+    [suite.provider, suite.upstream] = await Promise.all([startScriptedProvider(), startUpstream()]);
+    suite.app = await startServer(
+      {
+        PORT: String(port),
+        ORIGIN: `${scheme}://127.0.0.1:${port}`,
+        OIDC_ISSUER: suite.provider.issuer,
+        OIDC_CLIENT_ID: suite.provider.clientId,
+        API_BASE_URL: suite.upstream.url,
+        ...env,
+      },
+      { cwd },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    try {
+      if (suite.app) expectNoServerErrors(suite.app, expectedStatuses);
+    } finally {
+      await Promise.all([suite.app?.stop(), suite.provider?.close(), suite.upstream?.close()]);
+    }
+  });
+  return suite;
+}
+
+/** Starts a sign-in at the app and follows the scripted provider straight back to the callback. */
+export async function signInScripted(
+  browser: { fetch: (url: string, init?: RequestInit) => Promise<Response> },
+  app: RunningServer,
+  redirectTo = "/",
+) {
+  const start = await browser.fetch(`${app.url}/auth/sign-in?${new URLSearchParams({ redirectTo })}`);
+  if (start.status !== 303) return start;
+  const authorize = await browser.fetch(start.headers.get("location")!);
+  return browser.fetch(authorize.headers.get("location")!);
 }

@@ -26,6 +26,7 @@ const SOURCES = [
   "tests/fixtures/reference-app",
   "remix.config.js",
   "package-lock.json",
+  "patches",
   "server/static/precompress.ts",
 ];
 const appBrowserBuild = path.join(projectRoot, "public/build");

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { requireHeaderSafeTokens, UntrustedTokensError } from "~/auth/provider.server";
 import { readUser } from "~/auth/session.server";
-import { getSessionTtlSeconds, type Session } from "~/auth/session-store.server";
+import {
+  createMemorySessionStore,
+  createSessionId,
+  getSessionTtlSeconds,
+  MAX_MEMORY_SESSIONS,
+  type Session,
+} from "~/auth/session-store.server";
 import { parseConfig } from "~/lib/config.server";
 
 describe("readUser", () => {
@@ -47,5 +54,45 @@ describe("getSessionTtlSeconds", () => {
   it("is 0 once either end has passed", () => {
     expect(getSessionTtlSeconds(session(0, 0), settings, 600_000)).toBe(0);
     expect(getSessionTtlSeconds(session(0, 3_599_000), settings, 3_600_000)).toBe(0);
+  });
+});
+
+describe("sessions in memory", () => {
+  const settings = parseConfig({
+    OIDC_ISSUER: "https://login.example.com",
+    OIDC_CLIENT_ID: "web",
+    ORIGIN: "https://app.example.com",
+    SESSION_SECRET: "a-session-secret-of-at-least-32-characters",
+  }).signIn!;
+
+  it("keeps at most MAX_MEMORY_SESSIONS, the least recently saved going first", async () => {
+    const store = createMemorySessionStore();
+    const now = Date.now();
+    const sessions = Array.from(
+      { length: MAX_MEMORY_SESSIONS + 1 },
+      () => ({ id: createSessionId(), createdAt: now, seenAt: now }) as Session,
+    );
+    for (const session of sessions.slice(0, MAX_MEMORY_SESSIONS)) await store.save(session, settings);
+    await store.save(sessions[0]!, settings);
+    await store.save(sessions.at(-1)!, settings);
+    expect(await store.reload(sessions[0]!)).not.toBeNull();
+    expect(await store.reload(sessions[1]!)).toBeNull();
+    expect(await store.reload(sessions.at(-1)!)).not.toBeNull();
+  });
+});
+
+describe("requireHeaderSafeTokens", () => {
+  it("accepts what a header can carry and refuses the rest", () => {
+    expect(() =>
+      requireHeaderSafeTokens({ access_token: "eyJ.a-b_c~d+e/f=", token_type: "bearer" }),
+    ).not.toThrow();
+    for (const access_token of ["a\r\nb", "a\u0000", "tökén", " padded", ""]) {
+      expect(() => requireHeaderSafeTokens({ access_token, token_type: "bearer" })).toThrow(
+        UntrustedTokensError,
+      );
+    }
+    expect(() =>
+      requireHeaderSafeTokens({ access_token: "a", token_type: "bearer\n" as Lowercase<string> }),
+    ).toThrow(UntrustedTokensError);
   });
 });

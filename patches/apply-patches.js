@@ -1,0 +1,80 @@
+/*
+ * Fixes this app carries for framework advisories that have no release on the lines Remix 2.17.5
+ * runs on (docs/security.md, Dependencies). Each is a text replacement in an installed package's
+ * build, written for one exact version: npm runs this after every install, and an install that
+ * brings another version stops here, so that the fix is looked at again, never silently lost.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const ERROR_TYPES = `["EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"]`;
+
+export const patches = [
+  {
+    advisory: "GHSA-wrjc-x8rr-h8h6",
+    package: "@remix-run/router",
+    version: "1.23.4",
+    files: ["dist/router.js", "dist/router.cjs.js"],
+    // A backslash is a slash to the browser: `/\evil.example` must not leave the site, and no
+    // resolved path may start with two separators.
+    replacements: [
+      [
+        'const removeDoubleSlashes = path => path.replace(/\\/\\/+/g, "/");',
+        'const removeDoubleSlashes = path => path.replace(/[\\\\/]{2,}/g, "/");',
+      ],
+      [
+        'return segments.length > 1 ? segments.join("/") : "/";',
+        'return segments.length > 1 ? removeDoubleSlashes(segments.join("/")) : "/";',
+      ],
+    ],
+  },
+  {
+    advisory: "GHSA-337j-9hxr-rhxg",
+    package: "@remix-run/react",
+    version: "2.17.5",
+    files: ["dist/errors.js", "dist/esm/errors.js"],
+    // Hydration rebuilds an error of the standard types only, never whatever constructor is named.
+    replacements: [["if (val.__subType) {", `if (${ERROR_TYPES}.includes(val.__subType)) {`]],
+  },
+];
+
+/** The text of `file` with every replacement made; throws when the file is not the one expected. */
+export function patchText(text, replacements, file) {
+  let patched = text;
+  for (const [from, to] of replacements) {
+    if (patched.includes(to) && !patched.includes(from)) continue;
+    if (patched.split(from).length !== 2) throw new Error(`${file}: expected "${from}" exactly once`);
+    patched = patched.replace(from, () => to);
+  }
+  return patched;
+}
+
+/** Applies every patch under `nodeModules`; throws naming the first package that is not as expected. */
+export function applyPatches(nodeModules) {
+  for (const patch of patches) {
+    const root = path.join(nodeModules, patch.package);
+    const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+    if (version !== patch.version) {
+      throw new Error(
+        `${patch.package} is ${version}, the fix for ${patch.advisory} was written for ${patch.version}: ` +
+          "see whether the new version fixes it, then update or remove the patch in patches/apply-patches.js",
+      );
+    }
+    for (const file of patch.files) {
+      const target = path.join(root, file);
+      const text = readFileSync(target, "utf8");
+      const patched = patchText(text, patch.replacements, `${patch.package}/${file}`);
+      if (patched !== text) writeFileSync(target, patched);
+    }
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  try {
+    applyPatches(path.join(process.cwd(), "node_modules"));
+  } catch (error) {
+    console.error(`patches/apply-patches.js: ${error.message}`);
+    process.exitCode = 1;
+  }
+}
