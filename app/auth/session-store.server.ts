@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getConfig, type SignInSettings } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
+import type { RedisConnection } from "~/lib/redis.server";
 
 /** A signed-in visitor as this app keeps them, on the server only: the cookie holds its id. */
 export type Session = {
@@ -21,7 +22,7 @@ export type Session = {
 };
 
 export type SessionStore = {
-  /** The request's session, or null; throws StoreUnavailableError when the store cannot answer. */
+  /** The request's session, or null; throws RedisUnavailableError when the store cannot answer. */
   load(request: Request): Promise<Session | null>;
   /** Keeps `session` until its idle or absolute end; returns the Set-Cookie values to send. */
   save(session: Session, settings: SignInSettings): Promise<string[]>;
@@ -39,10 +40,6 @@ export type SessionStore = {
 export const MAX_MEMORY_SESSIONS = 10_000;
 const MAX_CLAIMS = 100_000;
 const SESSION_ID = /^[\w-]{43}$/;
-
-export class StoreUnavailableError extends Error {
-  name = "StoreUnavailableError";
-}
 
 export function createSessionId() {
   return randomBytes(32).toString("base64url");
@@ -126,9 +123,7 @@ export function createMemorySessionStore(): SessionStore {
   };
 }
 
-type Redis = {
-  command<T>(args: string[]): Promise<T>;
-};
+type Redis = Pick<RedisConnection, "command">;
 
 /** Sessions in Redis, shared by every instance. */
 export function createRedisSessionStore(redis: Redis): SessionStore {

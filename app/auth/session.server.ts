@@ -9,13 +9,14 @@ import {
   UntrustedTokensError,
   type TokenSet,
 } from "./provider.server";
-import { connectSessionRedis } from "./redis.server";
+import { connectRedis, RedisUnavailableError } from "~/lib/redis.server";
+import { createThrottledWarning } from "~/lib/throttled-warning.server";
+import { loadRedis } from "./libraries.server";
 import {
   carriesSessionCookie,
   createMemorySessionStore,
   createRedisSessionStore,
   getSessionTtlSeconds,
-  StoreUnavailableError,
   type Session,
   type SessionStore,
 } from "./session-store.server";
@@ -30,9 +31,20 @@ const DEFAULT_TOKEN_LIFETIME_S = 300;
 
 let store: Promise<{ sessions: SessionStore; hasConnected: () => boolean }> | undefined;
 
+const warnRedisFailed = createThrottledWarning(
+  "sessions: Redis failed, signed-in pages answer 503 until it is back",
+);
+
 function openSessionStore(settings: SignInSettings) {
   store ??= settings.redisUrl
-    ? connectSessionRedis(settings.redisUrl).then((redis) => ({
+    ? connectRedis(settings.redisUrl, {
+        // A page waits at most this long, the connection included, before it says sessions are unavailable.
+        timeoutMs: 1_000,
+        waitForConnection: true,
+        warn: warnRedisFailed,
+        onReady: warnRedisFailed.reset,
+        loadRedis,
+      }).then((redis) => ({
         sessions: createRedisSessionStore(redis),
         hasConnected: redis.hasConnected,
       }))
@@ -91,7 +103,7 @@ async function loadVisitor(request: Request, settings: SignInSettings): Promise<
     const touched = { ...current, seenAt: now };
     return { session: touched, cookies: await sessions.save(touched, settings), storeUnavailable: false };
   } catch (error) {
-    if (!(error instanceof StoreUnavailableError)) throw error;
+    if (!(error instanceof RedisUnavailableError)) throw error;
     return { session: null, cookies: [], storeUnavailable: true };
   }
 }
@@ -138,7 +150,7 @@ async function runRefresh(session: Session, settings: SignInSettings): Promise<S
       await sessions.save(next, settings);
       return { session: next };
     } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
+      if (error instanceof RedisUnavailableError) throw error;
       // A refresh token the provider refuses is dead, and tokens it should not have sent end the
       // session everywhere; a provider that failed may answer the next request.
       const refused = getProviderFailure(error, "token refresh") === "SIGN_IN_EXPIRED";

@@ -6,7 +6,8 @@ import { logger } from "~/lib/logger.server";
 import { getSafeRedirect } from "~/lib/safe-redirect";
 import { getProvider, getProviderFailure, noteProviderAnswered } from "./provider.server";
 import { getSessionStore, readUser, readVisitor, withTokens } from "./session.server";
-import { createSessionId, StoreUnavailableError, type Session } from "./session-store.server";
+import { RedisUnavailableError } from "~/lib/redis.server";
+import { createSessionId, type Session } from "./session-store.server";
 
 // How long a visitor has at the provider between leaving this site and coming back.
 const SIGN_IN_SECONDS = 600;
@@ -126,7 +127,7 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
     return redirect(transaction.redirectTo, { status: 303, headers });
   } catch (error) {
     if (error instanceof Response) throw error;
-    if (error instanceof StoreUnavailableError) throw refuse("SIGN_IN_UNAVAILABLE");
+    if (error instanceof RedisUnavailableError) throw refuse("SIGN_IN_UNAVAILABLE");
     throw refuse(getProviderFailure(error, "code exchange"));
   }
 }
@@ -144,7 +145,7 @@ export async function signOut(request: Request, settings: SignInSettings) {
     idToken = session?.idToken ?? null;
     for (const cookie of await sessions.remove(session)) headers.append("Set-Cookie", cookie);
   } catch (error) {
-    if (!(error instanceof StoreUnavailableError)) throw error;
+    if (!(error instanceof RedisUnavailableError)) throw error;
     throw createErrorResponse("SIGN_IN_UNAVAILABLE");
   }
   const provider = await getProvider(settings).catch(() => null);

@@ -1,80 +1,43 @@
 import type { Options, Store } from "express-rate-limit";
 import type { RedisReply, RedisStore } from "rate-limit-redis";
 import { logger } from "~/lib/logger.server";
-import { getRedisClientOptions } from "~/lib/redis-options.server";
+import { connectRedis } from "~/lib/redis.server";
 import { createThrottledWarning } from "~/lib/throttled-warning.server";
-
-// A write waits at most this long on Redis before it goes through uncounted.
-const COMMAND_TIMEOUT_MS = 250;
 
 const warnStoreFailed = createThrottledWarning("rate limit: Redis failed, writes go through uncounted");
 
 export type SharedRateLimitStore = Awaited<ReturnType<typeof startSharedRateLimitStore>>;
 
 /**
- * The write limit's count kept in Redis (rate-limit-redis), so every instance sharing
- * `url` counts against one limit; the Redis client is loaded only then. Redis failing never
- * holds or refuses a request: commands are not queued while it is away and time out quickly, the
- * limiter lets the write through (`passOnStoreError`), `onError` counts it, and the log says so
- * at most once a minute. The connection is made in the background and remade after Redis comes
- * back, or at once when a command times out: a connection to a Redis that stopped answering
- * stays open, and would hold every write for the whole timeout. The store's scripts are loaded
- * on each connection and again after any failure (a Redis still loading its data refuses them),
- * and only a load that succeeded is logged as counting.
+ * The write limit's count kept in Redis (rate-limit-redis), so every instance sharing `url` counts
+ * against one limit. Redis failing never holds a write for long nor refuses it: the limiter lets it
+ * through (`passOnStoreError`) and `onError` counts it. The scripts are loaded on each connection
+ * and again after any failure, and only a load that succeeded is logged as counting.
  */
 export async function startSharedRateLimitStore(url: string, onError: () => void) {
-  const [{ createClient }, { RedisStore }] = await Promise.all([import("redis"), import("rate-limit-redis")]);
-  const connect = () => {
-    const created = createClient(getRedisClientOptions(url));
-    // The client reports each failed connection attempt here; it keeps trying.
-    created.on("error", (error: unknown) => warnStoreFailed({ err: error }));
-    created.connect().catch((error: unknown) => warnStoreFailed({ err: error }));
-    created.on("ready", () => void store.reload().catch(() => {}));
-    return created;
-  };
-  let client = connect();
-
-  const sendCommand = async (...args: string[]) => {
-    const sentOn = client;
-    try {
-      return await withTimeout(sentOn.sendCommand<RedisReply>(args), COMMAND_TIMEOUT_MS);
-    } catch (error) {
-      if (error instanceof CommandTimeoutError && sentOn === client && sentOn.isOpen) {
-        client = connect();
-        sentOn.destroy();
-      }
-      throw error;
-    }
-  };
+  const { RedisStore } = await import("rate-limit-redis");
+  const redis = await connectRedis(url, {
+    // A write waits at most this long on Redis before it goes through uncounted.
+    timeoutMs: 250,
+    waitForConnection: false,
+    warn: warnStoreFailed,
+    onReady: () => void store.reload().catch(() => {}),
+    loadRedis: () => import("redis"),
+  });
   const failed = (error: unknown) => {
     onError();
     warnStoreFailed({ err: error });
   };
-  const store = new ResilientRedisStore(new RedisStore({ sendCommand }), failed, () => client.isReady);
-  return {
-    store,
-    async close() {
-      if (client.isOpen) client.destroy();
-    },
-  };
+  const store = new ResilientRedisStore(
+    new RedisStore({ sendCommand: (...args: string[]) => redis.command<RedisReply>(args) }),
+    failed,
+    redis.isReady,
+  );
+  return { store, close: async () => redis.close() };
 }
-
-class CommandTimeoutError extends Error {}
 
 // Counted once on each load of the scripts; no client address looks like it.
 const PROBE_KEY = "probe:scripts-loaded";
-
-/**
- * The client's own command timeout ends only commands not yet sent; one sent to a Redis that has
- * stopped answering would wait for the socket to die. The reply may still come: it is ignored.
- */
-function withTimeout<T>(command: Promise<T>, ms: number) {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new CommandTimeoutError(`Redis did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * rate-limit-redis, with every failure reported. rate-limit-redis keeps a failed script load for
