@@ -14,7 +14,7 @@ import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
 import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feedback";
 import { APP_DESCRIPTION, APP_NAME } from "./lib/constants";
-import { takeFlash } from "./lib/flash.server";
+import { takeFlash } from "./lib/cookies.server";
 import { useNonce } from "./lib/nonce";
 import { useShouldHydrate } from "./lib/route-handle";
 import { usePendingTheme } from "./routes/_site.preferences.theme/theme-control";

@@ -2,7 +2,7 @@ import { getAccessToken, getRefreshedAccessToken } from "~/auth/guards.server";
 import { getConfig, type Config } from "~/lib/config.server";
 import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
 import { getRequestFields, logger } from "~/lib/logger.server";
-import { createThrottledWarning } from "~/lib/throttled-warning.server";
+import { createThrottledWarning } from "~/lib/logger.server";
 import { getCallName, reportOutcome, type CallAttempt } from "./call-outcomes.server";
 import { startCallDeadline } from "./call-deadline.server";
 import type { Call, CallInput, CallResult } from "./define-call";
@@ -167,3 +167,6 @@ function fail(request: Request, attempt: CallAttempt, error: UpstreamError) {
   }
   return createErrorResponse(error.code);
 }
+
+export { defineCall } from "./define-call";
+export { formMessage, problemDetails } from "./problem-details.server";

@@ -7,7 +7,7 @@ import type {
 import type { SignInSettings } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
-import { createThrottledWarning } from "~/lib/throttled-warning.server";
+import { createThrottledWarning } from "~/lib/logger.server";
 import { loadOpenIdClient } from "./libraries.server";
 
 export type TokenSet = TokenEndpointResponse & TokenEndpointResponseHelpers;

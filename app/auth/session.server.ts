@@ -10,7 +10,7 @@ import {
   type TokenSet,
 } from "./provider.server";
 import { connectRedis, RedisUnavailableError } from "~/lib/redis.server";
-import { createThrottledWarning } from "~/lib/throttled-warning.server";
+import { createThrottledWarning } from "~/lib/logger.server";
 import { loadRedis } from "./libraries.server";
 import {
   carriesSessionCookie,

@@ -1,7 +1,7 @@
 import { data, redirect } from "@remix-run/node";
 import type { $ZodType, output } from "zod/v4/core";
 import { createErrorResponse, getError } from "~/lib/errors";
-import { serializeFlash } from "~/lib/flash.server";
+import { serializeFlash } from "~/lib/cookies.server";
 import { INTENT_FIELD, type FormReply } from "./form-reply";
 import { parseFormFields, readFormFields } from "./parse-submission.server";
 import { replyWithApiErrors } from "./reply-with-api-errors.server";

@@ -1,5 +1,5 @@
 import type * as Redis from "redis";
-import type { createThrottledWarning } from "./throttled-warning.server";
+import type { createThrottledWarning } from "./logger.server";
 
 type Options = {
   /** How long a command may take, its wait for the connection included. */

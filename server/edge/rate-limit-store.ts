@@ -2,7 +2,7 @@ import type { Options, Store } from "express-rate-limit";
 import type { RedisReply, RedisStore } from "rate-limit-redis";
 import { logger } from "~/lib/logger.server";
 import { connectRedis } from "~/lib/redis.server";
-import { createThrottledWarning } from "~/lib/throttled-warning.server";
+import { createThrottledWarning } from "~/lib/logger.server";
 
 const warnStoreFailed = createThrottledWarning("rate limit: Redis failed, writes go through uncounted");
 

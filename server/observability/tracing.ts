@@ -4,7 +4,7 @@ import { logger } from "~/lib/logger.server";
 import type { TraceContext } from "~/lib/trace-context.server";
 import packageJson from "../../package.json";
 import type { FinishedRequest } from "./request-log";
-import { createThrottledWarning } from "~/lib/throttled-warning.server";
+import { createThrottledWarning } from "~/lib/logger.server";
 
 export type Tracing = {
   recordRequest(request: FinishedRequest): void;

@@ -9,7 +9,7 @@ import { RadioGroupField } from "~/forms/fields";
 import { parseSubmission } from "~/forms/parse-submission.server";
 import { APP_NAME } from "~/lib/constants";
 import { getError } from "~/lib/errors";
-import { serializeFlash } from "~/lib/flash.server";
+import { serializeFlash } from "~/lib/cookies.server";
 import type { RouteHandle } from "~/lib/route-handle";
 import { getSafeRedirect } from "~/lib/safe-redirect";
 import { THEME_ACTION_PATH, THEME_LABELS, THEMES } from "./theme";
