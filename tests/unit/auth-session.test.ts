@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { requireHeaderSafeTokens, UntrustedTokensError } from "~/auth/provider.server";
-import { readUser } from "~/auth/session.server";
+import { readUser, requireHeaderSafeTokens, UntrustedTokensError } from "~/auth/provider.server";
 import {
-  createMemorySessionStore,
+  createMemoryBackend,
   createSessionId,
+  createSessionStore,
   getSessionTtlSeconds,
   MAX_MEMORY_SESSIONS,
   type Session,
@@ -66,18 +66,18 @@ describe("sessions in memory", () => {
   }).signIn!;
 
   it("keeps at most MAX_MEMORY_SESSIONS, the least recently saved going first", async () => {
-    const store = createMemorySessionStore();
+    const store = createSessionStore(createMemoryBackend(), settings);
     const now = Date.now();
     const sessions = Array.from(
       { length: MAX_MEMORY_SESSIONS + 1 },
       () => ({ id: createSessionId(), createdAt: now, seenAt: now }) as Session,
     );
-    for (const session of sessions.slice(0, MAX_MEMORY_SESSIONS)) await store.save(session, settings);
-    await store.save(sessions[0]!, settings);
-    await store.save(sessions.at(-1)!, settings);
-    expect(await store.reload(sessions[0]!)).not.toBeNull();
-    expect(await store.reload(sessions[1]!)).toBeNull();
-    expect(await store.reload(sessions.at(-1)!)).not.toBeNull();
+    for (const session of sessions.slice(0, MAX_MEMORY_SESSIONS)) await store.save(session);
+    await store.save(sessions[0]!);
+    await store.save(sessions.at(-1)!);
+    expect(await store.get(sessions[0]!.id)).not.toBeNull();
+    expect(await store.get(sessions[1]!.id)).toBeNull();
+    expect(await store.get(sessions.at(-1)!.id)).not.toBeNull();
   });
 });
 
