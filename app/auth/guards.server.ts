@@ -4,10 +4,7 @@ import { createErrorResponse } from "~/lib/errors";
 import { readVisitor, refreshSession } from "./session.server";
 import { getSignInHref, type User } from "./user";
 
-/**
- * Who the visitor is, and the Set-Cookie headers their session needs (the layout sends them).
- * Null when signed out, when sign-in is off, or when sessions cannot be read just now.
- */
+/** Who the visitor is (null when signed out or unknown just now), and the Set-Cookie headers their session needs. */
 export async function getUser(request: Request): Promise<{ user: User | null; headers: Headers }> {
   const settings = getConfig().signIn;
   if (!settings) return { user: null, headers: new Headers() };
@@ -20,14 +17,12 @@ export async function requireUser(request: Request): Promise<User> {
   return toUser(await requireSession(request));
 }
 
-/** The signed-in visitor holding `role` (OIDC_ROLES_CLAIM), else the catalogue's 403. */
 export async function requireRole(request: Request, role: string): Promise<User> {
   const user = await requireUser(request);
   if (!user.roles.includes(role)) throw createErrorResponse("FORBIDDEN");
   return user;
 }
 
-/** The visitor's access token for a call made on their behalf. */
 export async function getAccessToken(request: Request) {
   return (await requireSession(request)).accessToken;
 }

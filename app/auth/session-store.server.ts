@@ -22,9 +22,7 @@ type Backend = {
   get(id: string): Promise<Session | null>;
   set(session: Session, seconds: number): Promise<void>;
   delete(id: string): Promise<void>;
-  /** True the first time `key` is claimed within `seconds`. */
   claimOnce(key: string, seconds: number): Promise<boolean>;
-  /** Runs `task` unless another instance holds the lock on `key`: then null. */
   withLock<T>(key: string, milliseconds: number, task: () => Promise<T>): Promise<T | null>;
 };
 
@@ -33,7 +31,6 @@ const MAX_CLAIMS = 100_000;
 
 export const createSessionId = () => randomBytes(32).toString("base64url");
 
-/** Seconds the session may still live: to its idle end or its absolute end, whichever comes first. */
 export function getSessionTtlSeconds(session: Session, settings: SignInSettings, now = Date.now()) {
   const absoluteEnd = session.createdAt + settings.maxSeconds * 1000;
   const idleEnd = session.seenAt + settings.idleSeconds * 1000;
@@ -51,7 +48,6 @@ export function carriesSessionCookie(request: Request) {
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
 
-/** Sessions kept in `backend` and named by a signed cookie that lasts to the session's absolute end. */
 export function createSessionStore(backend: Backend, settings: SignInSettings) {
   const cookie = createSignedCookie(getCookieName());
   return {
@@ -60,13 +56,11 @@ export function createSessionStore(backend: Backend, settings: SignInSettings) {
       const id: unknown = await cookie.parse(request.headers.get("Cookie"));
       return typeof id === "string" ? backend.get(id) : null;
     },
-    /** Keeps `session` to its idle or absolute end; returns the Set-Cookie value to send. */
     async save(session: Session) {
       await backend.set(session, getSessionTtlSeconds(session, settings));
       const maxAge = Math.ceil((session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000);
       return cookie.serialize(session.id, { maxAge: Math.max(0, maxAge) });
     },
-    /** Ends `session` (if any); returns the Set-Cookie value that clears its cookie. */
     async remove(session: Session | null) {
       if (session) await backend.delete(session.id);
       return cookie.serialize("", { maxAge: 0 });

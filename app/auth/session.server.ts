@@ -14,7 +14,6 @@ import {
   type SessionStore,
 } from "./session-store.server";
 
-/** The request's visitor: their session (null when signed out), and the Set-Cookie values to send. */
 export type Visitor = { session: Session | null; cookies: string[]; storeUnavailable: boolean };
 
 // An access token is refreshed once less than a quarter of its life, at most this, remains.
@@ -25,7 +24,6 @@ const warnRedisFailed = createThrottledWarning(
 );
 let opened: Promise<{ store: SessionStore; redis?: RedisConnection }> | undefined;
 
-/** Sessions in Redis with SESSION_REDIS_URL, shared by every instance; else in this process's memory. */
 export async function getSessionStore(settings: SignInSettings) {
   opened ??= settings.redisUrl
     ? connectRedis(settings.redisUrl, {
@@ -50,10 +48,7 @@ export async function getSessionsNotReady() {
 
 const visitors = new WeakMap<Request, Promise<Visitor>>();
 
-/**
- * The visitor of `request`, read once however many loaders ask: a session past its idle or
- * absolute end is ended, one whose access token is due is refreshed first.
- */
+/** The visitor of `request`, read once however many loaders ask, their session ended or refreshed as due. */
 export function readVisitor(request: Request, settings: SignInSettings): Promise<Visitor> {
   let visitor = visitors.get(request);
   if (!visitor) visitors.set(request, (visitor = loadVisitor(request, settings)));
@@ -90,11 +85,7 @@ function refreshIfDue(session: Session, settings: SignInSettings) {
 // Refreshes under way; a finished one is not remembered: the store holds its result.
 const refreshes = new Map<string, Promise<Session | null>>();
 
-/**
- * The session with fresh tokens, or null when they could not be had (the visitor is signed out).
- * One refresh at a time per session, shared by the requests meanwhile, and with Redis by every
- * instance. A refresh that failed is tried again by the next request, while the token lasts.
- */
+/** The session with fresh tokens, or null (signed out): one refresh at a time per session, on every instance. */
 export function refreshSession(session: Session, settings: SignInSettings): Promise<Session | null> {
   const key = `${session.id}:${session.tokenIssuedAt}`;
   let refresh = refreshes.get(key);
@@ -123,8 +114,7 @@ async function runRefresh(session: Session, settings: SignInSettings): Promise<S
       return { session: next };
     } catch (error) {
       if (error instanceof RedisUnavailableError) throw error;
-      // A refused refresh token is dead, and untrusted tokens end the session everywhere; a
-      // provider that failed may answer the next request.
+      // A refused token or untrusted tokens end the session; a provider that failed may answer next time.
       const refused = provider.getProviderFailure(error, "token refresh") === "SIGN_IN_EXPIRED";
       if (!refused && !(error instanceof provider.UntrustedTokensError))
         return { session: stillValid ? session : null };

@@ -26,10 +26,7 @@ type SignInTransaction = {
   startedAt: number;
 };
 
-/**
- * What the callback must find, in a signed cookie of the browser that started the sign-in: none
- * of it is secret from that browser, and the signature keeps anyone else from making one.
- */
+// Signed, not sealed: none of it is secret from the browser that started the sign-in.
 function getTransactionCookie() {
   const cookie = createSignedCookie(getConfig().secureCookies ? "__Host-sign-in" : "sign-in");
   return {
@@ -70,10 +67,7 @@ export async function startSignIn(request: Request, settings: SignInSettings) {
   return redirect(url.href, { status: 303, headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
 }
 
-/**
- * The provider's answer: the code exchanged once and the ID token checked by openid-client, then a
- * new session (the old one ended) and a 303 to where the visitor was going; else a catalogue page.
- */
+/** The provider's answer: a new session (the old one ended) and a 303 onwards, else a catalogue page. */
 export async function finishSignIn(request: Request, settings: SignInSettings) {
   const cookies = getTransactionCookie();
   const clearTransaction = await cookies.clear();

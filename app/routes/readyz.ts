@@ -4,10 +4,7 @@ import { getSessionsNotReady } from "~/auth/session.server";
 import { getConfig } from "~/lib/config.server";
 import { getError } from "~/lib/errors";
 
-/**
- * Readiness: whether the API this app calls answers, and with sessions in Redis whether its first
- * connection is made, so a balancer can hold traffic until both can serve.
- */
+/** Readiness: the API answers, and with sessions in Redis its first connection is made. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const headers = { "Cache-Control": "no-store" };
   const inRedis = Boolean(getConfig().signIn?.redisUrl);
