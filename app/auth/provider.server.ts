@@ -86,7 +86,7 @@ export class UntrustedTokensError extends Error {}
 // RFC 6749's VSCHAR with inner spaces: anything else could not be sent in a header.
 const HEADER_SAFE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
-export function requireHeaderSafeTokens(tokens: Pick<TokenSet, "access_token" | "token_type">) {
+function requireHeaderSafeTokens(tokens: Pick<TokenSet, "access_token" | "token_type">) {
   if (!HEADER_SAFE.test(tokens.access_token) || !HEADER_SAFE.test(tokens.token_type ?? "bearer"))
     throw new UntrustedTokensError("the access token or its type is not a valid header value");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readUser, requireHeaderSafeTokens, UntrustedTokensError } from "~/auth/provider.server";
+import { readUser, UntrustedTokensError, withTokens } from "~/auth/provider.server";
 import {
   createMemoryBackend,
   createSessionId,
@@ -81,18 +81,17 @@ describe("sessions in memory", () => {
   });
 });
 
-describe("requireHeaderSafeTokens", () => {
-  it("accepts what a header can carry and refuses the rest", () => {
-    expect(() =>
-      requireHeaderSafeTokens({ access_token: "eyJ.a-b_c~d+e/f=", token_type: "bearer" }),
-    ).not.toThrow();
-    for (const access_token of ["a\r\nb", "a\u0000", "tökén", " padded", ""]) {
-      expect(() => requireHeaderSafeTokens({ access_token, token_type: "bearer" })).toThrow(
-        UntrustedTokensError,
-      );
+describe("withTokens", () => {
+  const tokens = (access_token: string, token_type = "bearer") =>
+    ({ access_token, token_type, expiresIn: () => 300, claims: () => undefined }) as unknown as Parameters<
+      typeof withTokens
+    >[1];
+
+  it("takes tokens a header can carry and refuses the rest", () => {
+    expect(withTokens({}, tokens("eyJ.a-b_c~d+e/f="), "roles").accessToken).toBe("eyJ.a-b_c~d+e/f=");
+    for (const accessToken of ["a\r\nb", "a\u0000", "tökén", " padded", ""]) {
+      expect(() => withTokens({}, tokens(accessToken), "roles")).toThrow(UntrustedTokensError);
     }
-    expect(() =>
-      requireHeaderSafeTokens({ access_token: "a", token_type: "bearer\n" as Lowercase<string> }),
-    ).toThrow(UntrustedTokensError);
+    expect(() => withTokens({}, tokens("a", "bearer\n"), "roles")).toThrow(UntrustedTokensError);
   });
 });
