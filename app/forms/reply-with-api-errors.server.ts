@@ -1,6 +1,6 @@
 import type { Submission } from "@conform-to/react";
 import { data } from "@remix-run/node";
-import { UpstreamFormErrors } from "~/api/problem-details.server";
+import { UpstreamFormErrors } from "~/api/client.server";
 import type { FormReply } from "./form-reply";
 
 /**

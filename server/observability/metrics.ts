@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { onCallOutcome } from "~/api/call-outcomes.server";
+import { onCallOutcome } from "~/api/client.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
 import { ALLOWED_METHODS } from "../edge/request-checks";

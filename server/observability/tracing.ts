@@ -1,4 +1,4 @@
-import { onCallOutcome, type CallOutcomeEvent } from "~/api/call-outcomes.server";
+import { onCallOutcome, type CallOutcomeEvent } from "~/api/client.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
 import type { TraceContext } from "~/lib/trace-context.server";

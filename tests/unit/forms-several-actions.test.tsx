@@ -6,7 +6,7 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { UpstreamFormErrors } from "~/api/problem-details.server";
+import { UpstreamFormErrors } from "~/api/client.server";
 import { ErrorSummary, SubmitButton, TextField, useValidatedForm } from "~/forms";
 import { submitForm, submitIntent } from "~/forms/index.server";
 

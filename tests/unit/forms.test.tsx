@@ -6,7 +6,7 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { UpstreamFormErrors } from "~/api/problem-details.server";
+import { UpstreamFormErrors } from "~/api/client.server";
 import { ErrorSummary } from "~/forms/error-summary";
 import { CheckboxField, RadioGroupField, SelectField, TextareaField, TextField } from "~/forms/fields";
 import { submitForm } from "~/forms/submit-form.server";
