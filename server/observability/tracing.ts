@@ -1,28 +1,20 @@
 import { onCallOutcome, type CallOutcomeEvent } from "~/api/client.server";
 import type { Config } from "~/lib/config.server";
-import { logger } from "~/lib/logger.server";
+import { createThrottledWarning, logger } from "~/lib/logger.server";
 import type { TraceContext } from "~/lib/trace-context.server";
 import packageJson from "../../package.json";
 import type { FinishedRequest } from "./request-log";
-import { createThrottledWarning } from "~/lib/logger.server";
 
-export type Tracing = {
-  recordRequest(request: FinishedRequest): void;
-  /** Sends the spans still waiting; called once, on shutdown. */
-  shutdown(): Promise<void>;
-};
+export type Tracing = NonNullable<Awaited<ReturnType<typeof startTracing>>>;
 
 // Outcomes that end a call with an error; a mapped 4xx and a visitor leaving are not the call's fault.
 const FAILED_OUTCOMES = new Set(["timeout", "unavailable", "bad_answer"]);
 
 /**
- * Exports the request's span and each call's to the collector at OTEL_EXPORTER_OTLP_ENDPOINT
- * (OTLP/HTTP, JSON, batched), or returns undefined, having loaded nothing, when it is unset.
- * The ids are decided before a span is recorded (request-trace.ts, trace-context.server.ts), so
- * trace ids reach logs and calls whether or not export is on; a span is recorded once its work
- * has ended, under the ids it was given. Sampling follows the caller's flag; new traces are kept.
+ * Exports each request's span and each call's over OTLP/HTTP, once its work has ended, under the
+ * ids it was given (decision 011); undefined, with the SDK not loaded, when no endpoint is set.
  */
-export async function startTracing(config: Config): Promise<Tracing | undefined> {
+export async function startTracing(config: Config) {
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
   const [api, sdk, exporterBase, httpExport, transformer, { resourceFromAttributes }] = await Promise.all([
     import("@opentelemetry/api"),
@@ -32,7 +24,6 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
     import("@opentelemetry/otlp-transformer"),
     import("@opentelemetry/resources"),
   ]);
-  // A collector that is down must not flood the log.
   const warnNotExported = createThrottledWarning("tracing: spans not exported");
   const warn = (detail: string) => warnNotExported({ detail });
   const ignore = () => {};
@@ -51,8 +42,7 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
     spanProcessors: [
       new sdk.BatchSpanProcessor(
         new exporterBase.OTLPExporterBase(
-          // OTLPTraceExporter, but for its reply: only the status is read, never the body, whatever
-          // a collector sends (a large nested one would hold the loop while parsed).
+          // OTLPTraceExporter, but a collector's reply is judged by its status: its body is never parsed.
           httpExport.createOtlpHttpExportDelegate(
             httpExport.convertLegacyHttpOptions(
               { url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` },
@@ -112,7 +102,7 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
   logger.info({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT }, "exporting traces");
 
   return {
-    recordRequest({ trace, method, path, route, status, start, aborted }) {
+    recordRequest({ trace, method, path, route, status, start, aborted }: FinishedRequest) {
       record(
         `${method} ${route}`,
         api.SpanKind.SERVER,
@@ -141,7 +131,6 @@ class GivenIds {
 
   constructor(private readonly random: { generateTraceId(): string; generateSpanId(): string }) {}
 
-  /** The ids the spans started from now on take (one span is started after each call). */
   give(span: TraceContext) {
     this.given = span;
   }

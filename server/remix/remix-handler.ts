@@ -1,31 +1,40 @@
-import type {
-  RequestHandler as ExpressHandler,
-  Request as ExpressRequest,
-  Response as ExpressResponse,
-} from "express";
+import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
 import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
-import { readBody } from "./read-body";
+import { createErrorResponse } from "~/lib/errors";
+
+// Every piece of a body (a TCP read, a chunk) costs Node a callback: no real client sends tiny ones.
+const MIN_AVERAGE_PIECE_BYTES = 256;
+const MIN_PIECES = 1_024;
+// Pieces are copied into blocks: a kept piece, however small, holds the whole buffer Node read it into.
+const BLOCK_BYTES = 64 * 1024;
 
 type Options = {
   build: ServerBuild;
   mode: string;
   bodyLimitBytes: number;
-  getLoadContext?: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
+  getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
 };
 
 /**
- * Hands an Express request to Remix and writes Remix's answer back. The server owns this
- * conversion (rather than @remix-run/express) so the edge decides what reaches Remix: the
- * origin it decided, and the headers as it checked them.
+ * Hands an Express request to Remix with the origin and the headers the edge judged, its body
+ * read within the limit, and writes Remix's answer back (decision 002). A refused body is the
+ * catalogue's response, passed on to the last resort; a client that left has no one to answer.
  */
-export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): ExpressHandler {
+export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): RequestHandler {
   const handleRequest = createRequestHandler(build, mode);
   return async (req, res, next) => {
+    if (req.path.includes("%") && !isDecodable(req.path)) return next(createErrorResponse("BAD_REQUEST"));
+    let body: Uint8Array<ArrayBuffer> | undefined;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      try {
+        body = await readBody(req, bodyLimitBytes);
+      } catch (refusal) {
+        return refusal instanceof Response ? next(refusal) : void res.destroy();
+      }
+    }
     try {
-      const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const body = hasBody ? await readBody(req, bodyLimitBytes) : undefined;
       const request = createFetchRequest(req, res, body);
-      const response = await handleRequest(request, getLoadContext?.(req, res));
+      const response = await handleRequest(request, getLoadContext(req, res));
       // The visitor left while Remix worked: its answer (a 500 for the aborted work) has no one to go to.
       if (request.signal.aborted) {
         void response.body?.cancel().catch(() => {});
@@ -38,11 +47,54 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext
   };
 }
 
-function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
-  // The origin the edge decided, with the path appended, not resolved: a path such as
-  // //other.example/ must not change the host.
-  const url = new URL(res.locals.origin + req.originalUrl);
+/**
+ * The whole body, refused with 413 at the byte that crosses the limit (its rest left flowing, so
+ * the error page can be sent) and with 400, not read further, when it comes in more pieces than a
+ * body of the limit's size needs. Node reports a client that left mid-body as an error.
+ */
+function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const maxPieces = Math.max(MIN_PIECES, Math.ceil(limit / MIN_AVERAGE_PIECE_BYTES));
+  let block = Buffer.allocUnsafe(
+    Math.min(Number(req.headers["content-length"]) || BLOCK_BYTES, BLOCK_BYTES, limit),
+  );
+  const blocks = [block];
+  let used = 0;
+  let size = 0;
+  let pieces = 0;
+  return new Promise((resolve, reject) => {
+    const refuse = (refusal: Response) => {
+      req.off("data", onData).off("end", onEnd);
+      blocks.length = 0;
+      reject(refusal);
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) return refuse(createErrorResponse("PAYLOAD_TOO_LARGE"));
+      if (++pieces > maxPieces) {
+        req.pause();
+        return refuse(createErrorResponse("BAD_REQUEST"));
+      }
+      for (let offset = 0; offset < chunk.length;) {
+        if (used === block.length) {
+          blocks.push((block = Buffer.allocUnsafe(BLOCK_BYTES)));
+          used = 0;
+        }
+        const copied = chunk.copy(block, used, offset);
+        used += copied;
+        offset += copied;
+      }
+      size += chunk.length;
+    };
+    const onEnd = () => {
+      const whole = Buffer.concat(blocks, size);
+      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+    };
+    req.on("data", onData).on("end", onEnd).once("error", reject);
+  });
+}
 
+function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
+  // The origin the edge decided, with the path appended, not resolved: //other.example/ keeps the host.
+  const url = new URL(res.locals.origin + req.originalUrl);
   // Node's view of the headers, the one the edge judged (a repeated header reads as Node reads it).
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -52,13 +104,8 @@ function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Ui
   // The edge has already compared Origin with this origin; Remix's own check must agree.
   headers.set("host", url.host);
   headers.delete("x-forwarded-host");
-
-  // Remix aborts loaders and actions when the visitor goes away before the answer is sent.
   const controller = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
-
+  res.once("close", () => res.writableFinished || controller.abort());
   return new Request(url, { method: req.method, headers, signal: controller.signal, body });
 }
 
@@ -67,18 +114,10 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
   res.status(response.status);
   if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
-  if (response.body) {
-    // A body of known length (a whole document) is complete as it is; only a stream needs each
-    // chunk pushed through compression at once.
-    await writeBody(res, response.body, !response.headers.has("Content-Length"));
-  } else {
-    res.end();
-  }
-}
-
-/** Streams the body; a whole document comes as one chunk with its length (app/entry.server.tsx). */
-async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>, flushEachChunk: boolean) {
-  const reader = body.getReader();
+  if (!response.body) return void res.end();
+  // A whole document comes as one chunk with its length; only a stream needs each chunk flushed.
+  const flushEachChunk = !response.headers.has("Content-Length");
+  const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once("close", cancel);
   try {
@@ -94,5 +133,13 @@ async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>,
     throw error;
   } finally {
     res.off("close", cancel);
+  }
+}
+
+function isDecodable(path: string) {
+  try {
+    return decodeURIComponent(path) !== undefined;
+  } catch {
+    return false;
   }
 }

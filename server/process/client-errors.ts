@@ -2,8 +2,8 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { getError, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
-import { ALLOWED_METHODS } from "./request-checks";
-import { renderErrorPage } from "./error-page";
+import { ALLOWED_METHODS } from "../edge/checks";
+import { renderErrorPage } from "../edge/error-page";
 
 // Requests Node refuses before Express sees them carry no nonce and need no script.
 const HEADERS = [
@@ -22,14 +22,11 @@ const codeForParserError: Record<string, ErrorCode> = {
 };
 
 /**
- * Node's own answer to a request it could not parse or that came too slowly (its
- * `clientError`), as the catalogue's page instead of a bare status line; then the connection
- * goes. Nothing is written when an answer has already started. It is the client's fault: one
- * info line, no stack, nothing it sent; a request already handed to the app gets its own
- * request line (aborted, with this status) instead.
+ * Node's own refusal of a request it could not parse or that came too slowly, as the catalogue's
+ * page, unless an answer has started; then the connection goes. A request already handed to the
+ * app is logged by its own line (aborted, with this status).
  */
 export function handleClientError(error: Error & { code?: string }, socket: Duplex) {
-  // As Node's own handler does: never write into the middle of an answer already under way.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean; statusCode: number } })
     ._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
