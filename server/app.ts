@@ -16,16 +16,13 @@ import { createRemixHandler } from "./remix/remix-handler";
 type Options = {
   build: ServerBuild;
   config: Config;
-  /** Whether spans are recorded: a new trace's sampled flag. */
   recording?: boolean;
   observers?: ((request: FinishedRequest) => void)[];
   writeLimit?: WriteLimit;
-  /** Node keeps one header more than this, so that the edge can tell a request that has more. */
   maxHeaderCount: number;
   isShuttingDown?: () => boolean;
 };
 
-const READ_METHODS = new Set(["GET", "HEAD"]);
 const READINESS_PATH = /^\/readyz\/?$/i;
 
 /** The HTTP pipeline, in the order a request meets it: observability, the edge, static files, Remix. */
@@ -41,14 +38,13 @@ export function createApp({
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  // Nothing reads req.query; Express would otherwise parse every query string with qs.
   app.set("query parser", false);
-  // One proxy hop: the address it reports is the client's, anything further left is hearsay.
   if (config.TRUST_PROXY) app.set("trust proxy", 1);
 
   // From SIGTERM on, not ready whatever the API says: the balancer lets go while we still serve.
   const readiness: RequestHandler = (req, res, next) => {
-    if (!READINESS_PATH.test(req.path) || !READ_METHODS.has(req.method) || !isShuttingDown()) return next();
+    if (!READINESS_PATH.test(req.path) || !["GET", "HEAD"].includes(req.method) || !isShuttingDown())
+      return next();
     res.set("Cache-Control", "no-store").status(503).json({ status: "unavailable", reason: "shutting down" });
   };
   app.use(
@@ -57,24 +53,14 @@ export function createApp({
     createEdge(config, build, maxHeaderCount, writeLimit),
     readiness,
     serveStaticFiles(path.resolve("public")),
-    // Pages only: static files are sent as the build compressed them, error pages as they are.
     compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }),
-    createRemixHandler({
-      build,
-      mode: config.NODE_ENV,
-      bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce }),
-    }),
+    createRemixHandler(build, config),
     lastResort,
   );
   return app;
 }
 
-/**
- * The catalogue's page for what went wrong: a refusal (a 4xx status, as Express gives a path with
- * bad percent-encoding, a static file's 412 and 416, a refused body) keeps its status; anything
- * else is a 500 whose details go to the log only.
- */
+/** The catalogue's page for what went wrong: a 4xx keeps its status, anything else is a 500 logged here only. */
 const lastResort: ErrorRequestHandler = (error, req, res, _next) => {
   const status = (error as { status?: unknown } | null)?.status;
   const refusal =

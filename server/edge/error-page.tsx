@@ -4,7 +4,6 @@ import { ErrorView } from "~/components/error-boundary";
 import { APP_NAME } from "~/lib/constants";
 import { getError, type ErrorCode } from "~/lib/errors";
 
-// A refused body is read and discarded for this long after the answer, then the connection goes.
 const DRAIN_MS = 1_000;
 const renderedPages = new Map<ErrorCode, string>();
 
@@ -36,7 +35,7 @@ export function renderErrorPage(code: ErrorCode) {
   return page;
 }
 
-/** Answers with the catalogue's page, never cached; closing with body unread would reset it before it is read. */
+/** The page, never cached; a body left unread is drained a moment, as closing at once could lose the page. */
 export function sendErrorPage(res: Response, code: ErrorCode) {
   const req = res.req;
   res.locals.refusal = code;
@@ -51,6 +50,5 @@ export function sendErrorPage(res: Response, code: ErrorCode) {
 }
 
 export function hasBody(req: Request) {
-  const length = req.headers["content-length"];
-  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && Number(length) > 0);
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0;
 }

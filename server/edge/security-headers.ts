@@ -6,13 +6,14 @@ import type { Config } from "~/lib/config.server";
 
 const NONCE = "{nonce}";
 
-/**
- * Security headers on every response, with a Content-Security-Policy whose scripts need this
- * request's nonce. Helmet writes them once, at start; each request sets them with its own nonce.
- */
+/** Security headers on every response, written by helmet once, each request's with its own script nonce. */
 export function createSecurityHeaders(config: Config): RequestHandler {
   const isHttps = config.ORIGIN?.startsWith("https:") ?? false;
-  const devSocket = config.NODE_ENV === "development" ? getDevSocketSources() : [];
+  // The live-reload socket of `remix dev`.
+  const devOrigin = process.env.REMIX_DEV_ORIGIN;
+  const devSockets = ["ws://localhost:*", "ws://127.0.0.1:*"];
+  const devUrl = devOrigin && URL.parse(devOrigin);
+  if (devUrl) devSockets.push(devUrl.origin.replace(/^http/, "ws"));
   const headers: [string, string][] = [];
   const recorder = {
     setHeader: (name: string, value: string) => headers.push([name, value]),
@@ -26,7 +27,7 @@ export function createSecurityHeaders(config: Config): RequestHandler {
         scriptSrc: [`'nonce-${NONCE}'`, "'strict-dynamic'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", "data:"],
-        connectSrc: ["'self'", ...devSocket],
+        connectSrc: ["'self'", ...(config.NODE_ENV === "development" ? devSockets : [])],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
         // Signing out posts here, then goes on to the provider's logout page.
@@ -52,7 +53,7 @@ export function createSecurityHeaders(config: Config): RequestHandler {
   };
 }
 
-// 128 random bits in base64, drawn from a pool filled a few kilobytes at a time.
+// Drawn from a pool of random bytes: a call to the generator per request costs several times more.
 const pool = Buffer.alloc(4096);
 let used = pool.length;
 function newNonce() {
@@ -62,12 +63,4 @@ function newNonce() {
   }
   used += 16;
   return pool.toString("base64", used - 16, used);
-}
-
-// The live-reload socket of `remix dev`.
-function getDevSocketSources() {
-  const devOrigin = process.env.REMIX_DEV_ORIGIN;
-  const sources = ["ws://localhost:*", "ws://127.0.0.1:*"];
-  if (devOrigin && URL.canParse(devOrigin)) sources.push(new URL(devOrigin).origin.replace(/^http/, "ws"));
-  return sources;
 }

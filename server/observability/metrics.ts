@@ -5,15 +5,10 @@ import { logger } from "~/lib/logger.server";
 import { ALLOWED_METHODS } from "../edge/checks";
 import type { FinishedRequest } from "./request-log";
 
-export type Metrics = NonNullable<Awaited<ReturnType<typeof startMetrics>>>;
-
-// A method the edge refuses still gets a label, one for all of them.
+// Methods the edge refuses share one label.
 const KNOWN_METHODS = new Set(ALLOWED_METHODS);
 
-/**
- * Prometheus metrics for `GET /metrics` on METRICS_PORT (`handle`), never on the app's port, or
- * undefined, with prom-client not loaded, when it is unset. Every label has a bounded set of values.
- */
+/** Prometheus metrics for METRICS_PORT (`handle`), labelled with bounded values; undefined when unset. */
 export async function startMetrics(config: Config, countInFlight: () => number) {
   if (config.METRICS_PORT === undefined) return undefined;
   const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import("prom-client");

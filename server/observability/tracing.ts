@@ -5,15 +5,10 @@ import type { TraceContext } from "~/lib/trace-context.server";
 import packageJson from "../../package.json";
 import type { FinishedRequest } from "./request-log";
 
-export type Tracing = NonNullable<Awaited<ReturnType<typeof startTracing>>>;
-
-// Outcomes that end a call with an error; a mapped 4xx and a visitor leaving are not the call's fault.
+// A mapped 4xx or a visitor leaving is not the call's fault.
 const FAILED_OUTCOMES = new Set(["timeout", "unavailable", "bad_answer"]);
 
-/**
- * Exports each request's span and each call's over OTLP/HTTP, once its work has ended, under the
- * ids it was given (decision 011); undefined, with the SDK not loaded, when no endpoint is set.
- */
+/** Exports spans once their work has ended, under the ids already given (decision 011); undefined when off. */
 export async function startTracing(config: Config) {
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
   const [api, sdk, exporterBase, httpExport, transformer, { resourceFromAttributes }] = await Promise.all([
@@ -26,18 +21,20 @@ export async function startTracing(config: Config) {
   ]);
   const warnNotExported = createThrottledWarning("tracing: spans not exported");
   const warn = (detail: string) => warnNotExported({ detail });
-  const ignore = () => {};
-  api.diag.setLogger(
-    { error: warn, warn, info: ignore, debug: ignore, verbose: ignore },
-    { logLevel: api.DiagLogLevel.WARN, suppressOverrideMessage: true },
-  );
-  const ids = new GivenIds(new sdk.RandomIdGenerator());
+  const diagLogger = { error: warn, warn, info() {}, debug() {}, verbose() {} };
+  api.diag.setLogger(diagLogger, { logLevel: api.DiagLogLevel.WARN, suppressOverrideMessage: true });
+  // The SDK's id generator, made to give a span the ids it was started with (one span at a time).
+  let given: TraceContext | undefined;
+  const random = new sdk.RandomIdGenerator();
   const provider = new sdk.BasicTracerProvider({
     resource: resourceFromAttributes({
       "service.name": process.env.OTEL_SERVICE_NAME || packageJson.name,
       "service.version": packageJson.version,
     }),
-    idGenerator: ids,
+    idGenerator: {
+      generateTraceId: () => given?.traceId ?? random.generateTraceId(),
+      generateSpanId: () => given?.spanId ?? random.generateSpanId(),
+    },
     sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
     spanProcessors: [
       new sdk.BatchSpanProcessor(
@@ -67,9 +64,8 @@ export async function startTracing(config: Config) {
   function record(
     name: string,
     kind: number,
-    span: TraceContext,
-    parentSpanId: string | undefined,
-    times: { start: number; end: number },
+    { span, parentSpanId }: FinishedRequest["trace"],
+    start: number,
     attributes: Record<string, string | number>,
     failed: boolean,
   ) {
@@ -80,22 +76,22 @@ export async function startTracing(config: Config) {
           traceFlags: Number.parseInt(span.flags, 16) & api.TraceFlags.SAMPLED,
         })
       : api.ROOT_CONTEXT;
-    ids.give(span);
-    const recorded = tracer.startSpan(name, { kind, startTime: times.start, attributes }, parent);
+    given = span;
+    const recorded = tracer.startSpan(name, { kind, startTime: start, attributes }, parent);
     if (failed) recorded.setStatus({ code: api.SpanStatusCode.ERROR });
-    recorded.end(times.end);
+    recorded.end(performance.now());
   }
 
   const stopListening = onCallOutcome((event: CallOutcomeEvent) => {
     if (!event.trace || event.outcome === "retry" || event.outcome === "budget_exhausted") return;
-    const end = performance.now();
+    const attributes = { "http.request.method": event.method, "app.call.outcome": event.outcome };
+    const start = performance.now() - event.durationMs;
     record(
       event.call,
       api.SpanKind.CLIENT,
-      event.trace.span,
-      event.trace.parentSpanId,
-      { start: end - event.durationMs, end },
-      { "http.request.method": event.method, "app.call.outcome": event.outcome },
+      event.trace,
+      start,
+      attributes,
       FAILED_OUTCOMES.has(event.outcome),
     );
   });
@@ -103,43 +99,17 @@ export async function startTracing(config: Config) {
 
   return {
     recordRequest({ trace, method, path, route, status, start, aborted }: FinishedRequest) {
-      record(
-        `${method} ${route}`,
-        api.SpanKind.SERVER,
-        trace.span,
-        trace.parentSpanId,
-        { start, end: performance.now() },
-        {
-          "http.request.method": method,
-          "http.route": route,
-          "url.path": path,
-          "http.response.status_code": status,
-        },
-        status >= 500 || aborted,
-      );
+      const attributes = {
+        "http.request.method": method,
+        "http.route": route,
+        "url.path": path,
+        "http.response.status_code": status,
+      };
+      record(`${method} ${route}`, api.SpanKind.SERVER, trace, start, attributes, status >= 500 || aborted);
     },
     async shutdown() {
       stopListening();
       await provider.shutdown();
     },
   };
-}
-
-/** The SDK's id generator, made to use the ids a span was already given. */
-class GivenIds {
-  private given: TraceContext | undefined;
-
-  constructor(private readonly random: { generateTraceId(): string; generateSpanId(): string }) {}
-
-  give(span: TraceContext) {
-    this.given = span;
-  }
-
-  generateTraceId() {
-    return this.given?.traceId ?? this.random.generateTraceId();
-  }
-
-  generateSpanId() {
-    return this.given?.spanId ?? this.random.generateSpanId();
-  }
 }

@@ -2,13 +2,13 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
+import { handleClientError, refuseConnect } from "./client-errors";
 
-// Node's default count; the server keeps one header more, so that the edge can tell a request that has more.
+// Node's default; one header more is kept, so that the edge can tell a request with more.
 export const MAX_HEADER_COUNT = 2_000;
 // Browsers do not pipeline; a few requests ahead are tolerated for tools that do.
 const MAX_PIPELINED = 16;
 
-/** Node's HTTP server with the timeouts every port of this process keeps (the app's and the metrics'). */
 export function createHttpServer(config: Config, listener: RequestListener) {
   const server = createServer(
     {
@@ -27,43 +27,41 @@ export function createHttpServer(config: Config, listener: RequestListener) {
   return server;
 }
 
-type Connection = { unanswered: number; waiting: (() => void)[] };
-
-/**
- * `serveInTurn` hands the app a connection's requests one at a time: Node hands over every request
- * one read holds at once, so a connection with more than MAX_PIPELINED unanswered is closed, and a
- * client that does not read holds one answer in memory. `drain` answers from then on, and what is
- * in flight, with `Connection: close`, and closes each connection once its last answer is sent.
- */
-export function createConnections() {
-  const connections = new WeakMap<Socket, Connection>();
+/** Requests in flight, answered one at a time per connection, then with `Connection: close` from `drain` on. */
+export function createConnections(config: Config) {
+  // Per connection, the requests unanswered, the one being answered first.
+  const queues = new WeakMap<Socket, (() => void)[]>();
   const inFlight = new Set<ServerResponse>();
   let draining: Server | undefined;
 
-  const serveInTurn =
-    (listener: RequestListener): RequestListener =>
-    (req, res) => {
+  function createAppServer(app: RequestListener) {
+    const serve: RequestListener = (req, res) => {
       const socket = req.socket;
       if (socket.destroyed) return;
-      let connection = connections.get(socket);
-      if (!connection) connections.set(socket, (connection = { unanswered: 0, waiting: [] }));
-      if (connection.unanswered >= MAX_PIPELINED) {
+      let queue = queues.get(socket);
+      if (!queue) queues.set(socket, (queue = []));
+      if (queue.length >= MAX_PIPELINED) {
         logger.info({ limit: MAX_PIPELINED }, "closed a connection pipelining too many requests");
         return void socket.destroy();
       }
-      connection.unanswered += 1;
+      queue.push(() => socket.destroyed || app(req, res));
       inFlight.add(res);
       if (draining) res.setHeader("Connection", "close");
       res.once("close", () => {
         inFlight.delete(res);
-        connection.unanswered -= 1;
-        connection.waiting.shift()?.();
-        // After Node has settled the connection (one turn later), it is idle if nothing else came.
+        queue.shift();
+        queue[0]?.();
+        // Once Node has settled the connection (a turn later), it is idle if nothing else came.
         if (draining) setImmediate(() => draining!.closeIdleConnections());
       });
-      if (connection.unanswered === 1) return listener(req, res);
-      connection.waiting.push(() => socket.destroyed || listener(req, res));
+      if (queue.length === 1) app(req, res);
     };
+    return createHttpServer(config, serve)
+      .on("checkContinue", serve)
+      .on("checkExpectation", serve)
+      .on("clientError", handleClientError)
+      .on("connect", refuseConnect);
+  }
 
   function drain(server: Server) {
     draining = server;
@@ -71,16 +69,16 @@ export function createConnections() {
     server.closeIdleConnections();
   }
 
-  /** The ids of the requests being answered: any of them may have caused a crash, and all are lost with it. */
+  // A crash names the requests in flight: any of them may have caused it, and all are lost with it.
   function describeInFlight() {
     const ids = [...new Set([...inFlight].map((res) => res.getHeader("X-Request-Id")).filter(Boolean))];
     return ids.length === 1 ? { requestId: ids[0] } : { inFlightRequestIds: ids };
   }
 
-  return { serveInTurn, drain, describeInFlight, countInFlight: () => inFlight.size };
+  return { createAppServer, drain, describeInFlight, countInFlight: () => inFlight.size };
 }
 
-/** A connection with an answer waiting whose client has taken none of it for `timeoutMs` is closed. */
+// Node's timeouts cover a request arriving, not its answer leaving.
 function closeStalledConnections(server: Server, timeoutMs: number) {
   const sockets = new Map<Socket, { sent: number; since: number } | null>();
   server.on("connection", (socket: Socket) => {
@@ -94,7 +92,6 @@ function closeStalledConnections(server: Server, timeoutMs: number) {
         if (progress) sockets.set(socket, null);
         continue;
       }
-      // Bytes whose write has completed: it grows whenever the client takes some of the answer.
       const sent = socket.bytesWritten - socket.writableLength;
       if (progress?.sent !== sent) sockets.set(socket, { sent, since: now });
       else if (now - progress.since >= timeoutMs) {

@@ -10,15 +10,14 @@ import { createApp } from "../app";
 import { startRateLimitStore } from "../edge/rate-limit";
 import { startMetrics } from "../observability/metrics";
 import { startTracing } from "../observability/tracing";
-import { handleClientError, refuseConnect } from "./client-errors";
 import { createConnections, createHttpServer, MAX_HEADER_COUNT } from "./connections";
 
 const config = getConfig();
 if (config.NODE_ENV === "production") routeConsoleToLogger();
-const connections = createConnections();
+const connections = createConnections(config);
 let shuttingDown = false;
 
-// A process that hit an error nobody handled is in an unknown state: the supervisor starts a fresh one.
+// An error nobody handled leaves the process in an unknown state: the supervisor starts a fresh one.
 const crash = (kind: string) => (error: unknown) => {
   logger.fatal({ err: error, ...connections.describeInFlight() }, kind);
   process.exit(1);
@@ -56,14 +55,7 @@ const app = createApp({
   observers: [metrics?.recordRequest, tracing?.recordRequest].filter((observe) => observe !== undefined),
   writeLimit: { store: rateLimitStore?.store, onRateLimited: metrics?.countRateLimited },
 });
-const serve = connections.serveInTurn(app);
-const server = createHttpServer(config, serve);
-server.on("clientError", handleClientError);
-server.on("connect", refuseConnect);
-// The edge judges a request before its client is told to send the body, and answers any other
-// expectation itself (Node would send 100 Continue, or a bare 417).
-server.on("checkContinue", serve);
-server.on("checkExpectation", serve);
+const server = connections.createAppServer(app);
 
 // SIGTERM: not ready but serving for SHUTDOWN_DELAY_MS while endpoints let go, then drain and exit 0.
 closeWithGrace(
@@ -71,13 +63,7 @@ closeWithGrace(
     delay: config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS,
     logger: false,
     skip: ["uncaughtException", "unhandledRejection"],
-    onTimeout: () => {
-      logger.warn(
-        { timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
-        "shutdown timeout: closing remaining connections",
-      );
-      server.closeAllConnections();
-    },
+    onTimeout: () => logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting"),
   },
   async ({ signal }) => {
     shuttingDown = true;
@@ -102,7 +88,6 @@ closeWithGrace(
 const port = await listen(server, config.PORT);
 logger.info({ port, host: config.HOST ?? "all interfaces" }, `listening on http://localhost:${port}`);
 if (config.NODE_ENV === "development") void broadcastDevReady(build);
-// A supervisor with an IPC channel (the test harness) learns the port from this, not from the log.
 process.send?.({ type: "listening", port });
 
 function listen(on: Server, port: number) {

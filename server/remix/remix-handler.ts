@@ -1,41 +1,29 @@
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
-import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import type { Config } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 
-// Every piece of a body (a TCP read, a chunk) costs Node a callback: no real client sends tiny ones.
+// Each piece of a body costs a callback, and a kept piece holds the whole buffer Node read it into.
 const MIN_AVERAGE_PIECE_BYTES = 256;
 const MIN_PIECES = 1_024;
-// Pieces are copied into blocks: a kept piece, however small, holds the whole buffer Node read it into.
 const BLOCK_BYTES = 64 * 1024;
 
-type Options = {
-  build: ServerBuild;
-  mode: string;
-  bodyLimitBytes: number;
-  getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
-};
-
-/**
- * Hands an Express request to Remix with the origin and the headers the edge judged, its body
- * read within the limit, and writes Remix's answer back (decision 002). A refused body is the
- * catalogue's response, passed on to the last resort; a client that left has no one to answer.
- */
-export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): RequestHandler {
-  const handleRequest = createRequestHandler(build, mode);
+/** Hands Remix the request the edge judged, its body read within the limit, and sends its answer (decision 002). */
+export function createRemixHandler(build: ServerBuild, config: Config): RequestHandler {
+  const handleRequest = createRequestHandler(build, config.NODE_ENV);
   return async (req, res, next) => {
     if (req.path.includes("%") && !isDecodable(req.path)) return next(createErrorResponse("BAD_REQUEST"));
     let body: Uint8Array<ArrayBuffer> | undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
       try {
-        body = await readBody(req, bodyLimitBytes);
+        body = await readBody(req, config.BODY_LIMIT_BYTES);
       } catch (refusal) {
         return refusal instanceof Response ? next(refusal) : void res.destroy();
       }
     }
     try {
       const request = createFetchRequest(req, res, body);
-      const response = await handleRequest(request, getLoadContext(req, res));
-      // The visitor left while Remix worked: its answer (a 500 for the aborted work) has no one to go to.
+      const response = await handleRequest(request, { cspNonce: res.locals.cspNonce });
       if (request.signal.aborted) {
         void response.body?.cancel().catch(() => {});
         return void res.destroy();
@@ -47,11 +35,7 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext
   };
 }
 
-/**
- * The whole body, refused with 413 at the byte that crosses the limit (its rest left flowing, so
- * the error page can be sent) and with 400, not read further, when it comes in more pieces than a
- * body of the limit's size needs. Node reports a client that left mid-body as an error.
- */
+/** The body, refused at the byte over the limit (413) or the piece over what such a body needs (400). */
 function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const maxPieces = Math.max(MIN_PIECES, Math.ceil(limit / MIN_AVERAGE_PIECE_BYTES));
   let block = Buffer.allocUnsafe(
@@ -95,13 +79,11 @@ function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayB
 function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
   // The origin the edge decided, with the path appended, not resolved: //other.example/ keeps the host.
   const url = new URL(res.locals.origin + req.originalUrl);
-  // Node's view of the headers, the one the edge judged (a repeated header reads as Node reads it).
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === "string") headers.append(name, value);
     else for (const item of value ?? []) headers.append(name, item);
   }
-  // The edge has already compared Origin with this origin; Remix's own check must agree.
   headers.set("host", url.host);
   headers.delete("x-forwarded-host");
   const controller = new AbortController();
@@ -115,7 +97,6 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
   if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
   if (!response.body) return void res.end();
-  // A whole document comes as one chunk with its length; only a stream needs each chunk flushed.
   const flushEachChunk = !response.headers.has("Content-Length");
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});

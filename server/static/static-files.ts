@@ -3,22 +3,15 @@ import path from "node:path";
 import express, { type RequestHandler, type Response } from "express";
 import { getError } from "~/lib/errors";
 
-/** The encodings the build stores beside each text file (precompress.ts), best first. */
+/** The encodings the build stores beside each text file, best first. */
 export const STORED_ENCODINGS = [
   { encoding: "br", extension: ".br" },
   { encoding: "gzip", extension: ".gz" },
 ] as const;
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
-// Static files share one route label: their paths are many, and not routes.
-const STATIC_ROUTE = "static";
 
-/**
- * The files of `publicDir`, listed once at start, so a page costs a lookup, not a file-system
- * call. The browser build under /build is fingerprinted, so cached for a year, and sent as the
- * build stored it compressed (br or gzip, whichever the client takes), never compressed per
- * request; the other files (favicon, robots.txt) are cached for an hour.
- */
+/** The files of `publicDir`, listed at start; the fingerprinted build's sent as it stored them compressed (decision 015). */
 export function serveStaticFiles(publicDir: string): RequestHandler {
   const files = listFiles(publicDir);
   const isStored = (file: string) => STORED_ENCODINGS.some(({ extension }) => file.endsWith(extension));
@@ -38,12 +31,11 @@ export function serveStaticFiles(publicDir: string): RequestHandler {
 
   return (req, res, next) => {
     if (otherFiles.has(req.path)) {
-      res.locals.route = STATIC_ROUTE;
+      res.locals.route = "static";
       return sendOtherFile(req, res, next);
     }
-    // Mounted as Express mounts a path: /BUILD/x.js is /build/x.js.
     if (!/^\/build(\/|$)/i.test(req.path)) return next();
-    res.locals.route = STATIC_ROUTE;
+    res.locals.route = "static";
     const file = `/build${req.path.slice(6)}`;
     const encodings = buildFiles.get(file);
     if (encodings === undefined || !READ_METHODS.has(req.method)) return sendPlainNotFound(res);
@@ -58,7 +50,6 @@ export function serveStaticFiles(publicDir: string): RequestHandler {
     }
     req.url = target + req.url.slice(req.path.length);
     sendBuildFile(req, res, (error?: unknown) => {
-      // A refusal (412, 416) is the catalogue's page, which is not encoded; a file gone is a miss.
       res.removeHeader("Content-Encoding");
       if (error) next(error);
       else sendPlainNotFound(res);
@@ -66,7 +57,6 @@ export function serveStaticFiles(publicDir: string): RequestHandler {
   };
 }
 
-/** Every file under `directory`, as the URL path that names it there. */
 function listFiles(directory: string) {
   return new Set(
     readdirSync(directory, { recursive: true, withFileTypes: true })
@@ -78,7 +68,7 @@ function listFiles(directory: string) {
   );
 }
 
-// A missing asset may be deployed a moment later: no cache may keep its 404.
+// A missing asset may be deployed a moment later.
 function sendPlainNotFound(res: Response) {
   res.status(404).set("Cache-Control", "no-store").type("text/plain").send(getError("NOT_FOUND").title);
 }

@@ -1,24 +1,59 @@
+import { domainToUnicode } from "node:url";
 import type { Request, Response } from "express";
 import type { ServerBuild } from "@remix-run/node";
+import type { Config } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
 
+const HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const PROBE_PATHS = new Set(["/healthz", "/readyz"]);
 // Remix matches every parent of a page's path while rendering it: quadratic in the segments.
 const MAX_PATH_SEGMENTS = 32;
-// Route discovery costs paths asked for times routes: paths are counted by shape, up to these.
 const MAX_DISCOVERED_PATHS = 256;
 const MAX_ROUTE_MATCHES = 4_096;
-// Remix's own limit on a route discovery URL, the one its browser code keeps under.
 const MAX_DISCOVERY_URL = 7_680;
-// Stands for any segment no route names: only a param or a splat can match it, and match this.
+// Any segment no route names: only a param or a splat matches it, and this.
 const ANY_SEGMENT = ":";
-const READ_METHODS = new Set(["GET", "HEAD"]);
 
-/**
- * Origin-form targets only (absolute-form is for proxies), no legacy `?_data=` (nothing here sends
- * it), and what Remix answers by itself with lists the visitor writes, route discovery
- * (`/__manifest?p=…`) and single fetch's `_routes`, held to what a page of this build can ask
- * for before Remix loops over them. Remix is handed the shapes of the paths asked for, each once.
- */
+/** The origin, decided once for all after it: ORIGIN, else a scheme and host that write back as sent. */
+export function createOriginCheck(config: Config) {
+  const own = config.ORIGIN ? new URL(config.ORIGIN) : null;
+  const remembered = new Map<string, string | null>();
+  return (req: Request, res: Response): ErrorCode | undefined => {
+    const forwarded = config.TRUST_PROXY ? req.get("x-forwarded-host") : undefined;
+    const host = forwarded === undefined ? req.headers.host : forwarded.split(",")[0]!.trim();
+    const protocol = req.protocol;
+    const scheme = own ? own.protocol.slice(0, -1) : protocol;
+    const key = `${scheme} ${host}`;
+    let origin = remembered.get(key);
+    if (origin === undefined) {
+      origin = parseOrigin(scheme, host);
+      if (remembered.size >= 1_000) remembered.clear();
+      if (key.length <= 300) remembered.set(key, origin);
+    }
+    const isOwnHost = !own || origin === own.origin || PROBE_PATHS.has(req.path);
+    if (!origin || !isOwnHost || (protocol !== "http" && protocol !== "https")) return "BAD_REQUEST";
+    res.locals.origin = own?.origin ?? origin;
+  };
+}
+
+function parseOrigin(scheme: string, host: string | undefined) {
+  if (!host || !HOST.test(host)) return null;
+  const sent = host.toLowerCase();
+  const url = URL.parse(`${scheme}://${sent}`);
+  if (!url) return null;
+  const isSameHost = url.host === sent || url.host + (scheme === "https" ? ":443" : ":80") === sent;
+  return isSameHost && !url.hostname.split(".").some(isUndecodable) ? url.origin : null;
+}
+
+// Node 24 keeps a label claiming to be punycode ("xn--a") undecoded, where Node 20 refuses it.
+function isUndecodable(label: string) {
+  if (!label.startsWith("xn--")) return false;
+  const decoded = domainToUnicode(label);
+  return decoded === "" || decoded.startsWith("xn--");
+}
+
+/** A path, no legacy `?_data=`, and the lists Remix loops over (`p`, `_routes`) held to what a page can ask for. */
 export function checkRemixTarget(build: ServerBuild) {
   const manifestPath = `${build.basename ?? "/"}/__manifest`.replace(/\/+/g, "/");
   const routeIds = new Set(Object.keys(build.routes));
@@ -27,7 +62,7 @@ export function checkRemixTarget(build: ServerBuild) {
 
   function checkDiscovery(req: Request, res: Response): ErrorCode | undefined {
     const isTooLong = (target: string) => res.locals.origin.length + target.length > MAX_DISCOVERY_URL;
-    if (!READ_METHODS.has(req.method)) {
+    if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
       return "METHOD_NOT_ALLOWED";
     }
@@ -54,51 +89,42 @@ export function checkRemixTarget(build: ServerBuild) {
     req.url = req.originalUrl = target;
   }
 
-  function checkRouteList(req: Request) {
-    const list = getQuery(req.url).getAll("_routes");
-    if (list.length > 1) return "BAD_REQUEST";
-    const ids = list[0]?.split(",") ?? [];
-    if (ids.length > routeIds.size || !ids.every((id) => routeIds.has(id))) return "BAD_REQUEST";
-  }
-
-  return (req: Request, res: Response) => {
+  return (req: Request, res: Response): ErrorCode | undefined => {
     if (!req.url.startsWith("/") || (req.url.includes("?") && getQuery(req.url).has("_data")))
       return "BAD_REQUEST";
     const path = req.path;
-    // A path shorter than twice the limit cannot have that many segments.
     if (path.length > 2 * MAX_PATH_SEGMENTS && path.split("/").filter(Boolean).length > MAX_PATH_SEGMENTS) {
       return "URI_TOO_LONG";
     }
     if (path === manifestPath) return checkDiscovery(req, res);
-    if (path.endsWith(".data")) return checkRouteList(req);
+    if (!path.endsWith(".data")) return;
+    const lists = getQuery(req.url).getAll("_routes");
+    const ids = lists[0]?.split(",") ?? [];
+    if (lists.length > 1 || ids.length > routeIds.size || !ids.every((id) => routeIds.has(id)))
+      return "BAD_REQUEST";
   };
 }
 
-/**
- * A path segment as the route tree sees it: itself when some route (or the basename) names it,
- * in any case, or when Remix would read it as more than a segment (`?`, `#`); else ANY_SEGMENT.
- */
+// A segment as routes see it: itself when a route names it, or Remix reads it as more than one.
 function createShaper(build: ServerBuild) {
   const named = new Set<string>();
   const paths = [build.basename ?? "", ...Object.values(build.routes).map((route) => route.path ?? "")];
   for (const segment of paths.flatMap((path) => path.split("/"))) {
     if (!segment.startsWith(":") && segment !== "*") named.add(segment.replace(/\?$/, "").toLowerCase());
   }
+  const decode = (segment: string) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  };
   const keepsItself = (segment: string) =>
-    segment === "" || /[?#]/.test(segment) || named.has(decodeSegment(segment).toLowerCase());
+    segment === "" || /[?#]/.test(segment) || named.has(decode(segment).toLowerCase());
   return (segment: string) => (keepsItself(segment) ? segment : ANY_SEGMENT);
 }
 
-/** The query of a request target, read as Remix's URL parser reads it (a later `?` is part of it). */
 function getQuery(target: string) {
   const start = target.indexOf("?");
   return new URLSearchParams(start === -1 ? "" : target.slice(start + 1));
-}
-
-function decodeSegment(segment: string) {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
