@@ -44,7 +44,6 @@ export class ConfigError extends Error {
   name = "ConfigError";
 }
 
-/** Parses an environment into the app's configuration; throws ConfigError naming the first bad variable. */
 export function parseConfig(env: Record<string, string | undefined>) {
   const withoutBlanks = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
@@ -66,8 +65,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
 
 let config: Config | undefined;
 
-// Without SESSION_SECRET a random one is made and written back to `process.env`, so the server
-// and the Remix build (bundled apart, each with its own copy of this module) agree on it.
+// A generated SESSION_SECRET is written back to `process.env`: the server and the Remix build share it.
 export function getConfig(): Config {
   if (config) return config;
   const parsed = parseConfig(process.env);
@@ -81,7 +79,6 @@ export function getConfig(): Config {
   return config;
 }
 
-/** True when getConfig had to generate SESSION_SECRET (the server warns once at start). */
 export let generatedSecret = false;
 
 /** The only configuration that reaches the browser: add to it deliberately. */

@@ -21,7 +21,6 @@ function deriveCookieKey(secret: string, cookieName: string) {
 
 const flashCookie = createSignedCookie("flash");
 
-/** A one-time message for the next page, in a cookie of its own that lasts for the browser session. */
 export function serializeFlash(message: string) {
   return flashCookie.serialize(message);
 }

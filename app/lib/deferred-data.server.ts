@@ -2,8 +2,7 @@ import type { EntryContext } from "@remix-run/node";
 
 type StaticHandlerContext = EntryContext["staticHandlerContext"];
 
-// Past this many values the data counts as deferred: streaming is right for any document, only
-// slower, so a huge or cyclic value is never walked to the end.
+// Past this many values the data counts as deferred (streaming suits any document, only slower).
 const MAX_VALUES_WALKED = 5_000;
 
 /** Whether any loader or action returned data still pending, which single fetch streams as it settles. */
@@ -23,7 +22,6 @@ export function hasDeferredData(context: StaticHandlerContext): boolean {
   return false;
 }
 
-// The containers single fetch looks into when it encodes data.
 function getChildren(value: object): unknown[] {
   if (Array.isArray(value)) return value;
   if (value instanceof Map) return [...value.values()];

@@ -32,7 +32,6 @@ function requirePlainData(this: unknown, key: string, value: unknown) {
   return value;
 }
 
-/** The key of the error document `context` would render, or undefined when it is not kept. */
 export function getErrorDocumentKey(request: Request, status: number, context: EntryContext) {
   const { loaderData, actionData, errors } = context.staticHandlerContext;
   if (status < 400 || !errors || !Object.values(errors).every(isRouteErrorResponse)) return undefined;
@@ -50,7 +49,6 @@ export function getErrorDocumentKey(request: Request, status: number, context: E
   }
 }
 
-/** Whether the document for `key` is worth keeping once rendered: it was asked for before. */
 export function isAskedAgain(key: string) {
   if (askedOnce.has(key)) return true;
   if (askedOnce.size >= MAX_ASKED_ONCE) askedOnce.delete(askedOnce.values().next().value!);
@@ -58,16 +56,12 @@ export function isAskedAgain(key: string) {
   return false;
 }
 
-/** The kept document for `key`, with `nonce` in it. */
 export function takeErrorDocument(key: string, nonce: string) {
   const parts = documents.get(key);
   return parts && putNonce(parts, nonce);
 }
 
-/**
- * A document rendered with NONCE_PLACEHOLDER, with `nonce` in it; kept for `key` unless its
- * render failed part way.
- */
+/** A document rendered with NONCE_PLACEHOLDER, with `nonce` in it; kept unless its render failed. */
 export function finishErrorDocument(rendered: Buffer, nonce: string, key: string, keep: boolean) {
   const parts = rendered
     .toString("utf8")

@@ -45,7 +45,6 @@ export const logger = pino({
   ...(NODE_ENV === "development" ? { transport: { target: "pino-pretty" } } : {}),
 });
 
-/** What every log line about a request carries: its id and its trace's. */
 export function getRequestFields(request: Request) {
   return { requestId: request.headers.get("x-request-id"), traceId: getTraceId(request) };
 }

@@ -2,13 +2,11 @@ import type * as Redis from "redis";
 import type { createThrottledWarning } from "./logger.server";
 
 type Options = {
-  /** How long a command may take, its wait for the connection included. */
   timeoutMs: number;
   /** Whether a command waits for a connection being made, rather than failing at once. */
   waitForConnection: boolean;
   warn: ReturnType<typeof createThrottledWarning>;
   onReady?: () => void;
-  /** node-redis, loaded by the caller only once it is configured. */
   loadRedis: () => Promise<typeof Redis>;
 };
 
@@ -56,7 +54,6 @@ export async function connectRedis(
   };
 
   return {
-    /** Whether a connection has been made since the start. */
     hasConnected: () => hasConnected,
     isReady: () => client.isReady,
     close: () => void (client.isOpen && client.destroy()),

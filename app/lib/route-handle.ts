@@ -3,7 +3,6 @@ import { useMatches } from "@remix-run/react";
 /** `handle: { hydrate: false }`: the route's pages ship no script, and their forms post as plain HTML. */
 export type RouteHandle = { hydrate?: boolean };
 
-/** Whether every route on the page wants client script. */
 export function useShouldHydrate() {
   return useMatches().every((match) => (match.handle as RouteHandle | undefined)?.hydrate !== false);
 }

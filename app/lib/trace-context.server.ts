@@ -57,7 +57,6 @@ function randomHex(length: number) {
   return pool.toString("hex", used - length, used);
 }
 
-/** The trace a request's own span belongs to, from the `traceparent` the server set on it. */
 export function getTraceId(request: Request) {
   return parseTraceparent(request.headers.get("traceparent"))?.traceId;
 }

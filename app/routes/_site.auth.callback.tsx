@@ -5,7 +5,6 @@ import { createErrorResponse } from "~/lib/errors";
 
 export { default, ErrorBoundary, headers, meta } from "~/auth/redirect-only-route";
 
-// GET /auth/callback: where the provider sends the visitor back (ORIGIN/auth/callback).
 export function loader({ request }: LoaderFunctionArgs) {
   const settings = getConfig().signIn;
   if (!settings) throw createErrorResponse("NOT_FOUND");

@@ -5,7 +5,6 @@ import { createErrorResponse } from "~/lib/errors";
 
 export { default, ErrorBoundary, headers, meta } from "~/auth/redirect-only-route";
 
-// GET /auth/sign-in?redirectTo=/path: off to the provider.
 export function loader({ request }: LoaderFunctionArgs) {
   const settings = getConfig().signIn;
   if (!settings) throw createErrorResponse("NOT_FOUND");

@@ -27,7 +27,6 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({
   defaultShouldRevalidate,
 }) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
-/** The frame every page renders in: header, main content and footer. */
 export default function SiteLayout() {
   const { appName, version, signIn, user } = useLoaderData<typeof loader>();
   const rootData = useRouteLoaderData<typeof rootLoader>("root");
