@@ -1,76 +1,69 @@
 import type { ReactNode } from "react";
-import { getControlProps, getInitialString, type FieldMeta } from "./field-meta";
 
-type Option = { value: string; label: string };
+/** What a field component needs from `useValidatedForm`'s `fields`: a shape only, no validation code. */
+export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
 
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
+type Option = { value: string; label: string };
 
-function FieldHint({ meta, hint }: { meta: FieldMeta; hint?: ReactNode }) {
-  if (!hint) return null;
-  return (
-    <p id={meta.descriptionId} className="field-hint">
+function getControlProps({ meta, hint }: FieldProps) {
+  const describedBy = [hint ? `${meta.id}-description` : "", meta.errors?.length ? `${meta.id}-error` : ""];
+  return {
+    id: meta.id,
+    name: meta.name,
+    "aria-invalid": meta.errors?.length ? true : undefined,
+    "aria-describedby": describedBy.join(" ").trim() || undefined,
+  };
+}
+
+function FieldHint({ meta, hint }: FieldProps) {
+  return hint ? (
+    <p id={`${meta.id}-description`} className="field-hint">
       {hint}
     </p>
-  );
+  ) : null;
 }
 
-function FieldError({ meta }: { meta: FieldMeta }) {
-  if (!meta.errors?.length) return null;
-  return (
-    <p id={meta.errorId} className="field-error">
+function FieldError({ meta }: FieldProps) {
+  return meta.errors?.length ? (
+    <p id={`${meta.id}-error`} className="field-error">
       {meta.errors.join(" ")}
     </p>
-  );
+  ) : null;
 }
 
-/** A label, its hint, the control and its error, in the order GOV.UK forms use. */
-function Field({ meta, label, hint, children }: FieldProps & { children: ReactNode }) {
+// A label, its hint, the control and its error, in the order GOV.UK forms use.
+function Field({ children, ...field }: FieldProps & { children: ReactNode }) {
   return (
     <div className="field">
-      <label htmlFor={meta.id}>{label}</label>
-      <FieldHint meta={meta} hint={hint} />
+      <label htmlFor={field.meta.id}>{field.label}</label>
+      <FieldHint {...field} />
       {children}
-      <FieldError meta={meta} />
+      <FieldError {...field} />
     </div>
   );
 }
 
-/** A one-line text input; for whole numbers use `inputMode="numeric"` rather than `type="number"`. */
-export function TextField({
-  type = "text",
-  inputMode,
-  autoComplete,
-  ...props
-}: FieldProps & {
+type TextFieldProps = FieldProps & {
   type?: "text" | "email" | "tel" | "url" | "search";
   inputMode?: "numeric" | "decimal";
   autoComplete?: string;
-}) {
-  const { meta, hint } = props;
+};
+
+/** For whole numbers use `inputMode="numeric"`, not `type="number"`. */
+export function TextField({ type = "text", inputMode, autoComplete, ...field }: TextFieldProps) {
+  const control = { type, inputMode, autoComplete, defaultValue: field.meta.defaultValue };
   return (
-    <Field {...props}>
-      <input
-        key={meta.key}
-        type={type}
-        inputMode={inputMode}
-        autoComplete={autoComplete}
-        defaultValue={getInitialString(meta)}
-        {...getControlProps(meta, hint)}
-      />
+    <Field {...field}>
+      <input {...control} {...getControlProps(field)} />
     </Field>
   );
 }
 
-export function TextareaField({ rows = 5, ...props }: FieldProps & { rows?: number }) {
-  const { meta, hint } = props;
+export function TextareaField({ rows = 5, ...field }: FieldProps & { rows?: number }) {
   return (
-    <Field {...props}>
-      <textarea
-        key={meta.key}
-        rows={rows}
-        defaultValue={getInitialString(meta)}
-        {...getControlProps(meta, hint)}
-      />
+    <Field {...field}>
+      <textarea rows={rows} defaultValue={field.meta.defaultValue} {...getControlProps(field)} />
     </Field>
   );
 }
@@ -78,16 +71,15 @@ export function TextareaField({ rows = 5, ...props }: FieldProps & { rows?: numb
 export function SelectField({
   options,
   placeholder,
-  ...props
+  ...field
 }: FieldProps & { options: readonly Option[]; placeholder?: string }) {
-  const { meta, hint } = props;
   return (
-    <Field {...props}>
-      <select key={meta.key} defaultValue={getInitialString(meta) ?? ""} {...getControlProps(meta, hint)}>
-        {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
+    <Field {...field}>
+      <select defaultValue={field.meta.defaultValue ?? ""} {...getControlProps(field)}>
+        {placeholder === undefined ? null : <option value="">{placeholder}</option>}
+        {options.map(({ value, label }) => (
+          <option key={value} value={value}>
+            {label}
           </option>
         ))}
       </select>
@@ -95,48 +87,40 @@ export function SelectField({
   );
 }
 
-/** One checkbox for a yes/no answer: it posts "on" when checked and nothing when not. */
-export function CheckboxField({ meta, label, hint }: FieldProps) {
+/** Posts "on" when checked and nothing when not. */
+export function CheckboxField(field: FieldProps) {
   return (
     <div className="field">
-      <div className="choice">
-        <input
-          key={meta.key}
-          type="checkbox"
-          defaultChecked={meta.initialValue === "on"}
-          {...getControlProps(meta, hint)}
-        />
-        <label htmlFor={meta.id}>{label}</label>
-      </div>
-      <FieldHint meta={meta} hint={hint} />
-      <FieldError meta={meta} />
+      <Choice field={field} type="checkbox" option={{ value: "on", label: field.label }} first />
+      <FieldHint {...field} />
+      <FieldError {...field} />
     </div>
   );
 }
 
-/** Radio buttons for one of a few choices; the first carries the field's id, for the summary's link. */
-export function RadioGroupField({ meta, label, hint, options }: FieldProps & { options: readonly Option[] }) {
-  const checked = getInitialString(meta);
+/** The first radio button carries the field's id, for the error summary's link. */
+export function RadioGroupField({ options, ...field }: FieldProps & { options: readonly Option[] }) {
   return (
-    <fieldset className="field" key={meta.key}>
-      <legend>{label}</legend>
-      <FieldHint meta={meta} hint={hint} />
-      {options.map((option, index) => {
-        const id = index === 0 ? meta.id : `${meta.id}-${option.value}`;
-        return (
-          <div className="choice" key={option.value}>
-            <input
-              type="radio"
-              value={option.value}
-              defaultChecked={checked === option.value}
-              {...getControlProps(meta, hint)}
-              id={id}
-            />
-            <label htmlFor={id}>{option.label}</label>
-          </div>
-        );
-      })}
-      <FieldError meta={meta} />
+    <fieldset className="field">
+      <legend>{field.label}</legend>
+      <FieldHint {...field} />
+      {options.map((option, index) => (
+        <Choice key={option.value} field={field} type="radio" option={option} first={index === 0} />
+      ))}
+      <FieldError {...field} />
     </fieldset>
+  );
+}
+
+type ChoiceProps = { field: FieldProps; type: "checkbox" | "radio"; option: Option; first: boolean };
+
+function Choice({ field: { meta, hint }, type, option, first }: ChoiceProps) {
+  const id = first ? meta.id : `${meta.id}-${option.value}`;
+  const control = { type, value: option.value, defaultChecked: meta.defaultValue === option.value };
+  return (
+    <div className="choice">
+      <input {...control} {...getControlProps({ meta, hint, label: option.label })} id={id} />
+      <label htmlFor={id}>{option.label}</label>
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callApi, checkUpstream } from "~/api/client.server";
 import { createRetryBudget } from "~/api/retry-policy.server";
-import { createThing, getThing, sendNote } from "../fixtures/reference-app/app/faults/calls.server";
+import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
