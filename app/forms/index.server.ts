@@ -2,109 +2,94 @@ import { data, redirect } from "@remix-run/node";
 import type { $ZodObject, $ZodType, output } from "zod/v4/core";
 import { serializeFlash } from "~/lib/cookies.server";
 import { createErrorResponse } from "~/lib/errors";
-import {
-  checkPayload,
-  FORM_ID_FIELD,
-  INTENT_FIELD,
-  splitIntent,
-  toPayload,
-  type FormErrors,
-  type FormReply,
-} from "./parse";
+import { checkPayload, FORM_ID_FIELD, INTENT_FIELD, itemErrors, splitIntent, toPayload } from "./parse";
+import type { FormErrors, FormReply } from "./parse";
 import { readFormFields, selectFields } from "./read-post.server";
 
-/**
- * What a write that succeeded leads to: 303 to `redirectTo` with `flash` shown there once, or, for
- * a form that must keep what was typed elsewhere on it, the same page again with `message`.
- */
+/** A 303 with a flash message shown there once, or a `message` on the same page, keeping what was typed. */
 export type SubmitOutcome =
   { redirectTo: string; flash?: string; headers?: HeadersInit } | { message: string };
 
-type Handler<Schema extends $ZodType> = {
-  schema: Schema;
-  submit: (value: output<Schema>, item: string) => Promise<SubmitOutcome>;
+type Handler<S extends $ZodType> = {
+  schema: S;
+  submit: (value: output<S>, item: string) => Promise<SubmitOutcome>;
 };
 
-/**
- * An action's steps: read the post within bounds, check it with `schema` (400 with the errors),
- * `submit` it, then answer with its outcome; an API answer the call shows on forms (`formErrors`)
- * goes back with the API's status. Anything else is thrown to the error boundary.
- */
-export async function submitForm<Schema extends $ZodType>(
+/** Reads, checks (400) and submits a post; an API answer the call shows on forms comes back with its status. */
+export async function submitForm<S extends $ZodType>(
   request: Request,
-  schema: Schema,
-  submit: Handler<Schema>["submit"],
+  schema: S,
+  submit: Handler<S>["submit"],
 ) {
-  return handleSubmission(await readFormFields(request), null, { schema, submit });
+  return handleSubmission(await readFormFields(request), { schema, submit });
 }
 
-/** `submitForm` for buttons that name intents (`update`, or `update:3` for item 3's fields `3.*`). */
-export async function submitIntent<Schemas extends Record<string, $ZodType>>(
+/** For buttons that name intents: `update`, or `update:3` for item 3, whose fields are named `3.…`. */
+export async function submitIntent<S extends Record<string, $ZodType>>(
   request: Request,
-  handlers: { [Intent in keyof Schemas]: Handler<Schemas[Intent]> },
+  handlers: { [Intent in keyof S]: Handler<S[Intent]> },
 ) {
   const fields = await readFormFields(request);
   const intents = fields.getAll(INTENT_FIELD);
   const [name, item] = splitIntent(intents.length === 1 ? intents[0]! : "");
   if (!Object.hasOwn(handlers, name) || item === null) throw createErrorResponse("BAD_REQUEST");
-  return handleSubmission(fields, intents[0]!, handlers[name]!, item);
+  return handleSubmission(fields, handlers[name]!, item);
 }
 
-async function handleSubmission<Schema extends $ZodType>(
+async function handleSubmission<S extends $ZodType>(
   fields: URLSearchParams,
-  intent: string | null,
-  { schema, submit }: Handler<Schema>,
+  handler: Handler<S>,
   item?: string,
 ) {
-  const { value, errors } = checkPayload(schema, toPayload(selectFields(fields, schema, item)));
+  const { value, errors } = checkPayload(
+    handler.schema,
+    toPayload(selectFields(fields, handler.schema, item)),
+  );
   const values = toPayload([...fields].filter(([name]) => name !== FORM_ID_FIELD));
-  const prefix = item === undefined ? "" : `${item}.`;
-  const reply = (status: number, errors: FormErrors, page = false, message?: string) => {
-    const named = Object.fromEntries(
-      Object.entries(errors).map(([name, list]) => [name && prefix + name, list]),
+  const reply = (status: number, errors: FormErrors = {}, message?: string) => {
+    const named = Object.entries(errors).map(([name, list]) => [
+      name && item ? `${item}.${name}` : name,
+      list,
+    ]);
+    const formId = fields.get(FORM_ID_FIELD) ?? undefined;
+    return data<FormReply>(
+      { formId, status, values, errors: Object.fromEntries(named), message },
+      { status },
     );
-    const formId = fields.get(FORM_ID_FIELD);
-    return data<FormReply>({ formId, intent, status, page, values, errors: named, message }, { status });
   };
   if (errors) return reply(400, errors);
   try {
-    const outcome = await submit(value, item ?? "");
+    const outcome = await handler.submit(value, item ?? "");
     if ("message" in outcome) {
-      // What this intent sent is now saved: its fields show the page's data again, the rest what was typed.
-      if (item !== undefined) delete values[item];
-      else for (const name of Object.keys(value ?? {})) delete values[name];
-      return reply(200, {}, true, outcome.message);
+      // What the intent sent is saved: its fields show the page's data again, the others what was typed.
+      for (const name of item === undefined ? Object.keys(value ?? {}) : [item]) delete values[name];
+      return reply(200, undefined, outcome.message);
     }
     const response = redirect(outcome.redirectTo, { status: 303, headers: outcome.headers });
     if (outcome.flash) response.headers.append("Set-Cookie", await serializeFlash(outcome.flash));
     return response;
   } catch (error) {
     if (!isFormAnswer(error)) throw error;
-    const { formErrors, fieldErrors } = error.errors;
-    return reply(error.status, { "": formErrors, ...fieldErrors }, Object.keys(fieldErrors).length === 0);
+    return reply(error.status, { "": error.errors.formErrors, ...error.errors.fieldErrors });
   }
 }
 
-type FormAnswer = Error & {
-  status: number;
-  errors: { formErrors: string[]; fieldErrors: Record<string, string[]> };
-};
+type FormAnswer = Error & { status: number; errors: { formErrors: string[]; fieldErrors: FormErrors } };
 
-/** What `callApi` throws for an answer its call shows on forms (`formErrors`): the API's status and words. */
+// What `callApi` throws for an API answer its call shows on forms (`formErrors` in docs/calls.md).
 function isFormAnswer(error: unknown): error is FormAnswer {
   const { status, errors } = (error ?? {}) as Partial<FormAnswer>;
   return error instanceof Error && typeof status === "number" && Array.isArray(errors?.formErrors);
 }
 
-/** A loader's search parameters read as a GET form's fields; a value the schema refuses is a 400 page. */
-export function parseSearchParams<Schema extends $ZodObject>(request: Request, schema: Schema) {
+/** The address's parameters read as a GET form's fields; a value the schema refuses is a 400 page. */
+export function parseSearchParams<S extends $ZodObject>(request: Request, schema: S) {
   const search = new URL(request.url).searchParams;
-  const values: Record<string, unknown> = {};
-  for (const name of Object.keys(schema._zod.def.shape)) {
+  const values = Object.keys(schema._zod.def.shape).map((name) => {
     const all = search.getAll(name);
-    values[name] = all.length > 1 ? all : all[0];
-  }
-  const { value, errors } = checkPayload(schema, values);
+    return [name, all.length > 1 ? all : all[0]];
+  });
+  const { value, errors } = checkPayload(schema, Object.fromEntries(values));
   if (errors) throw createErrorResponse("BAD_REQUEST");
   return value;
 }

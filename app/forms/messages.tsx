@@ -1,16 +1,19 @@
 import { useActionData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState, type MouseEvent, type ReactNode, type RefObject } from "react";
+import { useContext, useEffect, useRef, type MouseEvent, type ReactNode, type RefObject } from "react";
 import { getError } from "~/lib/errors";
 import type { FieldMeta } from "./fields";
-import type { FormState } from "./index";
-import { INTENT_FIELD, isFormReply } from "./parse";
+import { FormIdContext, type FormState } from "./index";
+import { FORM_ID_FIELD, INTENT_FIELD, isFormReply, type FormReply } from "./parse";
 
-/** The reply to the form `formId` (or to every form, from a post that named none); none: the page's. */
+export const isAboutPage = (reply: FormReply) =>
+  reply.status !== 400 && Object.keys(reply.errors).every((name) => name === "");
+
+/** The reply to the form `formId` (a post naming no form answers all), else one about the page: a write done, or an API answer naming no field. */
 export function useReply(formId?: string) {
   const reply = useActionData();
   if (!isFormReply(reply)) return undefined;
-  if (formId === undefined) return reply.page ? reply : undefined;
-  return reply.formId === formId || reply.formId === null ? reply : undefined;
+  if (formId === undefined) return isAboutPage(reply) ? reply : undefined;
+  return reply.formId === undefined || reply.formId === formId ? reply : undefined;
 }
 
 /** GOV.UK's error summary: the form's own messages, then each field's, linked to it in `fields` order. */
@@ -18,20 +21,20 @@ export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldM
   const summary = useRef<HTMLDivElement>(null);
   const focusedAttempt = useRef(form.attempts);
   const linked = new Set(fields.map((field) => field.name));
-  const messages = form.errors[""] ?? [];
+  const others = Object.entries(form.errors).filter(([name, list]) => !linked.has(name) && list?.length);
   const invalid = fields.filter((field) => field.errors?.length);
-  const others = Object.entries(form.errors).filter(
-    ([name, list]) => name && !linked.has(name) && list?.length,
-  );
-  const hasErrors = messages.length + invalid.length + others.length > 0;
   useEffect(() => {
-    if (!hasErrors || focusedAttempt.current === form.attempts) return;
+    if (others.length + invalid.length === 0 || focusedAttempt.current === form.attempts) return;
     focusedAttempt.current = form.attempts;
     summary.current?.focus();
   });
-  if (!hasErrors) return null;
+  if (others.length + invalid.length === 0) return null;
+  const listed = (aboutForm: boolean) =>
+    others
+      .filter(([name]) => (name === "") === aboutForm)
+      .flatMap(([name, list]) => list!.map((text) => <li key={name + text}>{text}</li>));
   const items = [
-    ...messages.map((message) => <li key={message}>{message}</li>),
+    ...listed(true),
     ...invalid.map(({ id, name, errors }) => (
       <li key={name}>
         <a href={`#${id}`} onClick={(event) => focusField(event, id)}>
@@ -39,28 +42,33 @@ export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldM
         </a>
       </li>
     )),
-    ...others.map(([name, list]) => <li key={name}>{list!.join(" ")}</li>),
+    ...listed(false),
   ];
-  const { title } = getError("VALIDATION_FAILED");
-  return <Alert box={summary} id={`${form.id}-error-summary`} title={title} items={items} />;
+  return (
+    <Alert
+      box={summary}
+      id={`${form.id}-error-summary`}
+      title={getError("VALIDATION_FAILED").title}
+      items={items}
+    />
+  );
 }
 
-/** An answer about the whole page in its own words: a write done on a form that stays, or refused
- * (the API's 403, 409, or a refusal naming no field). */
+/** A reply about the whole page, in its own words: a write done, or refused (403, 409, no field named). */
 export function PageMessage() {
   const reply = useReply();
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => box.current?.focus(), [reply]);
   if (!reply) return null;
-  if (reply.status < 400)
+  if (reply.status < 400) {
     return (
       <p role="status" className="flash">
         {reply.message}
       </p>
     );
+  }
   const { title, message } = getError(reply.status === 403 ? "FORBIDDEN" : "NOT_CHANGED");
-  const messages = reply.errors[""]?.length ? reply.errors[""] : [message];
-  const items = messages.map((text) => <li key={text}>{text}</li>);
+  const items = (reply.errors[""] ?? [message]).map((text) => <li key={text}>{text}</li>);
   return <Alert box={box} id="page-message" title={title} items={items} />;
 }
 
@@ -83,7 +91,6 @@ function Alert({ box, id, title, items }: AlertProps) {
   );
 }
 
-// Following the link only scrolls to the field; GOV.UK's summary also puts the cursor in it.
 function focusField(event: MouseEvent, id: string) {
   const field = document.getElementById(id);
   if (!field) return;
@@ -95,18 +102,14 @@ type SubmitButtonProps = { children: ReactNode; pendingLabel: string; intent?: s
 
 /** Says `pendingLabel` and ignores clicks while the post it made is on its way; other buttons do not. */
 export function SubmitButton({ children, pendingLabel, intent }: SubmitButtonProps) {
-  const navigation = useNavigation();
-  const button = useRef<HTMLButtonElement>(null);
-  const [usedLast, setUsedLast] = useState(false);
-  useEffect(() => {
-    const onSubmit = (event: SubmitEvent) => setUsedLast(event.submitter === button.current);
-    document.addEventListener("submit", onSubmit);
-    return () => document.removeEventListener("submit", onSubmit);
-  }, []);
-  const pending = usedLast && navigation.state !== "idle" && navigation.formData !== undefined;
+  const { formData, formMethod } = useNavigation();
+  const formId = useContext(FormIdContext);
+  const pending =
+    formMethod?.toUpperCase() === "POST" &&
+    formData?.get(INTENT_FIELD) === (intent ?? null) &&
+    formData?.get(FORM_ID_FIELD) === (formId ?? null);
   return (
     <button
-      ref={button}
       type="submit"
       name={intent ? INTENT_FIELD : undefined}
       value={intent}

@@ -1,43 +1,38 @@
 import type { $ZodType, $ZodTypes, output } from "zod/v4/core";
 
-// Beside a form's own fields the toolkit posts the form's id, and its button the action it names.
+// Beside a form's own fields the toolkit posts the form's id; its buttons, the intent they name.
 export const FORM_ID_FIELD = "__form__";
 export const INTENT_FIELD = "intent";
+export const WRAPPERS = new Set("optional nullable default prefault catch readonly nonoptional".split(" "));
 
-// Wrappers that change what a field accepts, not which names it has or how its text is read.
-export const WRAPPERS = new Set([
-  "optional",
-  "nullable",
-  "default",
-  "prefault",
-  "catch",
-  "readonly",
-  "nonoptional",
-]);
-
+type Values = Record<string, unknown>;
+type Path = (string | number)[];
 export type FormErrors = Record<string, string[] | undefined>;
 
-/** An action's answer that is not a redirect: who posted, what was sent, messages by name ("": the post's). */
+/** An action's answer that is not a redirect; `errors[""]` holds messages about the whole post. */
 export type FormReply = {
-  formId: string | null;
-  intent: string | null;
+  formId?: string;
   status: number;
-  page: boolean;
-  values: Record<string, unknown>;
+  values: Values;
   errors: FormErrors;
   message?: string;
 };
 
 export const isFormReply = (value: unknown): value is FormReply =>
-  typeof value === "object" && value !== null && "formId" in value && "errors" in value;
+  isObject(value) && typeof value.status === "number" && isObject(value.errors);
 
-/** `update:3` is the intent `update` for item 3 (its fields are named `3.…`); null: not an item's name. */
-export function splitIntent(intent: string): [string, string | undefined | null] {
+/** `update:3` is the intent `update` for item 3, whose fields are named `3.…`; null: no such item. */
+export function splitIntent(intent: string): [string, string | null | undefined] {
   const at = intent.indexOf(":");
-  if (at === -1) return [intent, undefined];
-  const item = intent.slice(at + 1);
-  return [intent.slice(0, at), /^[\w-]+$/.test(item) && parsePath(item) ? item : null];
+  if (at < 0) return [intent, undefined];
+  const item = parsePath(intent.slice(at + 1));
+  return [intent.slice(0, at), item?.length === 1 && typeof item[0] === "string" ? item[0] : null];
 }
+
+export const itemErrors = (errors: FormErrors = {}, item?: string) =>
+  Object.fromEntries(
+    Object.entries(errors).map(([name, list]) => [name && item ? `${item}.${name}` : name, list]),
+  );
 
 /** The same verdict in the browser and the action: the typed value, or messages by field name. */
 export function checkPayload<Schema extends $ZodType>(schema: Schema, payload: unknown): Checked<Schema> {
@@ -46,9 +41,10 @@ export function checkPayload<Schema extends $ZodType>(schema: Schema, payload: u
   if (!result.issues) return { value: result.value as output<Schema> };
   const errors: FormErrors = {};
   for (const { path = [], message } of result.issues) {
-    const name = path.reduce<string>((name, segment) => {
-      const key = typeof segment === "object" ? segment.key : segment;
-      return typeof key === "number" ? `${name}[${key}]` : name ? `${name}.${String(key)}` : String(key);
+    const keys = path.map((segment) => (typeof segment === "object" ? segment.key : segment));
+    const name = keys.reduce<string>((name, key) => {
+      if (typeof key === "number") return `${name}[${key}]`;
+      return name ? `${name}.${String(key)}` : String(key);
     }, "");
     (errors[name] ??= []).push(message);
   }
@@ -58,14 +54,13 @@ export function checkPayload<Schema extends $ZodType>(schema: Schema, payload: u
 type Checked<Schema extends $ZodType> =
   { value: output<Schema>; errors?: never } | { value?: never; errors: FormErrors };
 
-// Text is trimmed and empty text is missing (a name of spaces fails "required"); what does not
-// convert is left for the schema to refuse with its own message.
-export function coerceFormValue(schema: $ZodType, value: unknown): unknown {
+// Text trimmed, empty text missing; what does not convert is left for the schema's own message.
+function coerceFormValue(schema: $ZodType, value: unknown): unknown {
   const def = (schema as $ZodTypes)._zod.def;
   if (WRAPPERS.has(def.type)) return coerceFormValue((def as { innerType: $ZodType }).innerType, value);
   if (def.type === "pipe") return coerceFormValue(def.in, value);
   if (def.type === "object") {
-    const fields: Record<string, unknown> = isRecord(value) ? { ...value } : {};
+    const fields: Values = isObject(value) ? { ...value } : {};
     for (const [name, field] of Object.entries(def.shape))
       fields[name] = coerceFormValue(field, fields[name]);
     return fields;
@@ -77,20 +72,16 @@ export function coerceFormValue(schema: $ZodType, value: unknown): unknown {
   if (typeof value !== "string") return value;
   const text = value.trim();
   if (text === "") return undefined;
-  if (def.type === "number") return readDecimal(text);
-  return def.type === "boolean" && text === "on" ? true : text;
-}
-
-// Number() would also read 0x10, 0b11, 1e3, +5 and Infinity.
-export function readDecimal(text: string): number | string {
+  if (def.type === "boolean") return text === "on" ? true : text;
+  if (def.type !== "number") return text;
+  // Only decimal digits, a minus and a point: Number() would also read 0x10, 1e3, +5 and Infinity.
   const number = /^-?\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
   return Number.isFinite(number) ? number + 0 : text;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-type Path = (string | number)[];
+function isObject(value: unknown): value is Record<string | number, unknown> {
+  return typeof value === "object" && value !== null;
+}
 
 /** `a.b[0]` as ["a", "b", 0] (`list[]` ends in ""), or null for a name no form here has. */
 export function parsePath(name: string): Path | null {
@@ -100,34 +91,28 @@ export function parsePath(name: string): Path | null {
     if (index) return index[1] ? Number(index[1]) : "";
     return /^[^.[\]]+$/.test(part) && !["__proto__", "prototype", "constructor"].includes(part) ? part : null;
   });
-  return path.includes(null) ? null : (path as Path);
+  return path.includes(null) || path[0] === "" ? null : (path as Path);
 }
 
-/** A form's fields as the action receives them: a name nests by its path, a repeated name is a list. */
+/** Fields as the action receives them: a name nests by its path, and a repeated name is a list. */
 export function toPayload(entries: Iterable<[string, FormDataEntryValue]>) {
-  const payload: Record<string, unknown> = {};
+  const payload: Values = {};
   for (const [name, value] of entries) {
     const path = parsePath(name);
-    if (path && typeof value === "string") setValue(payload, path, value);
+    let node: Record<string | number, unknown> = payload;
+    for (const [index, key] of (typeof value === "string" && path ? path : []).entries()) {
+      const next = path![index + 1];
+      if (next === undefined || next === "") {
+        node[key] =
+          node[key] === undefined && next === undefined ? value : [node[key] ?? []].flat().concat(value);
+        break;
+      }
+      const child = node[key];
+      node = (isObject(child) ? child : (node[key] = typeof next === "number" ? [] : {})) as typeof node;
+    }
   }
   return payload;
 }
 
-function setValue(parent: Record<string | number, unknown>, [key, ...rest]: Path, value: string) {
-  const current = parent[key!];
-  if (key === "" || key === undefined) return;
-  if (rest.length === 0 || rest[0] === "") {
-    parent[key] = current === undefined && rest.length === 0 ? value : [current ?? []].flat().concat(value);
-    return;
-  }
-  const child = isRecord(current) || Array.isArray(current) ? current : typeof rest[0] === "number" ? [] : {};
-  parent[key] = child;
-  setValue(child as Record<string | number, unknown>, rest, value);
-}
-
 export const getValue = (values: unknown, name: string) =>
-  parsePath(name)?.reduce<unknown>(
-    (value, key) =>
-      isRecord(value) || Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined,
-    values,
-  );
+  parsePath(name)?.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), values);

@@ -23,10 +23,7 @@ export async function readFormFields(request: Request) {
   return new URLSearchParams(body);
 }
 
-/**
- * The fields `schema` has a place for (those named `item.…` when an intent names an item, without
- * that prefix), each as often as the schema can use it, else 400; others may come once.
- */
+/** The fields `schema` has a place for (an item's, without `item.`), each as often as it can use them, else 400. */
 export function selectFields(params: URLSearchParams, schema: $ZodType, item?: string) {
   const maxFields = getConfig().FORM_MAX_FIELDS;
   const prefix = item === undefined ? "" : `${item}.`;
@@ -66,7 +63,6 @@ function resolve(schema: $ZodType, path: (string | number)[], maxItems: number):
     return next(Object.hasOwn(def.shape, head) ? def.shape[head] : def.catchall, rest);
   }
   if (def.type === "record" && typeof head === "string") return next(def.valueType, rest);
-  // `list[]` names the list itself, one value per repeat.
   if (def.type === "array" && head === "") return rest.length === 0 ? schema : undefined;
   if (def.type === "array" && typeof head === "number" && head < getMaxItems(schema, maxItems)) {
     return next(def.element, rest);

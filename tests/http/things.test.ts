@@ -342,9 +342,7 @@ describe("a thing's page: one form whose buttons name two actions, a comment and
     expect(posts()).toEqual(["POST /things/3/status"]);
     expect(JSON.parse(upstream.received[0]!.body)).toEqual({ status: "archived", version: 1 });
     expect(api.things.get("3")).toMatchObject({ status: "archived", version: 2 });
-    expect(document.querySelector("section [role=status]")?.textContent).toBe(
-      "Cedar is now archived.",
-    );
+    expect(document.querySelector("section [role=status]")?.textContent).toBe("Cedar is now archived.");
     expect(typedComment(document)).toBe("Half a thought");
     expect(text(document, "section dd").at(-1)).toBe("Archived");
     expect(document.querySelector("#thing-actions button[value=status]")?.textContent).toBe("Restore Cedar");

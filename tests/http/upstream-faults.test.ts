@@ -5,11 +5,7 @@ import { onCallOutcome, type CallOutcomeEvent } from "~/api/call-outcomes.server
 import { callApi } from "~/api/client.server";
 import { createRetryBudget } from "~/api/retry-policy.server";
 import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
-import {
-  createThingOnce,
-  deleteThing,
-  getLooseThing,
-} from "../support/fault-routes/calls.server";
+import { createThingOnce, deleteThing, getLooseThing } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
 import { answerRaw, getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
