@@ -8,7 +8,8 @@ import { FORM_ID_FIELD, INTENT_FIELD, isFormReply, type FormReply } from "./pars
 export const isAboutPage = (reply: FormReply) =>
   reply.status !== 400 && Object.keys(reply.errors).every((name) => name === "");
 
-/** The reply to the form `formId` (a post naming no form answers all), else one about the page: a write done, or an API answer naming no field. */
+/** The reply to the form `formId` (a post naming no form answers all), else the reply about the page:
+ * a write done, or an API answer that names no field. */
 export function useReply(formId?: string) {
   const reply = useActionData();
   if (!isFormReply(reply)) return undefined;
@@ -29,12 +30,8 @@ export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldM
     summary.current?.focus();
   });
   if (others.length + invalid.length === 0) return null;
-  const listed = (aboutForm: boolean) =>
-    others
-      .filter(([name]) => (name === "") === aboutForm)
-      .flatMap(([name, list]) => list!.map((text) => <li key={name + text}>{text}</li>));
   const items = [
-    ...listed(true),
+    ...(form.errors[""] ?? []).map((text) => <li key={text}>{text}</li>),
     ...invalid.map(({ id, name, errors }) => (
       <li key={name}>
         <a href={`#${id}`} onClick={(event) => focusField(event, id)}>
@@ -42,7 +39,7 @@ export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldM
         </a>
       </li>
     )),
-    ...listed(false),
+    ...others.filter(([name]) => name).map(([name, list]) => <li key={name}>{list!.join(" ")}</li>),
   ];
   return (
     <Alert
@@ -91,11 +88,10 @@ function Alert({ box, id, title, items }: AlertProps) {
   );
 }
 
+// Following the link only scrolls to the field; GOV.UK's summary also puts the cursor in it.
 function focusField(event: MouseEvent, id: string) {
-  const field = document.getElementById(id);
-  if (!field) return;
   event.preventDefault();
-  field.focus();
+  document.getElementById(id)?.focus();
 }
 
 type SubmitButtonProps = { children: ReactNode; pendingLabel: string; intent?: string };
@@ -105,7 +101,7 @@ export function SubmitButton({ children, pendingLabel, intent }: SubmitButtonPro
   const { formData, formMethod } = useNavigation();
   const formId = useContext(FormIdContext);
   const pending =
-    formMethod?.toUpperCase() === "POST" &&
+    formMethod === "POST" &&
     formData?.get(INTENT_FIELD) === (intent ?? null) &&
     formData?.get(FORM_ID_FIELD) === (formId ?? null);
   return (

@@ -3,7 +3,7 @@ import { getConfig } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 import { FORM_ID_FIELD, parsePath, WRAPPERS } from "./parse";
 
-// Conform's control fields: no form here posts them, so a post carrying one was not made by a form here.
+// Conform's control fields: no form here posts them, so a post with one was not made by a form here.
 const FOREIGN_FIELDS = new Set(["__intent__", "__state__"]);
 
 /** A post's fields, counted before any is read (over FORM_MAX_FIELDS: 413). */
@@ -43,7 +43,7 @@ export function selectFields(params: URLSearchParams, schema: $ZodType, item?: s
 /** How often `name` may come for `schema`: once, a list's `.max()` (else `maxItems`), 0 if it has no place. */
 export function getFieldAllowance(schema: $ZodType, name: string, maxItems: number): number {
   const path = parsePath(name);
-  const target = path && path[0] !== "" ? resolve(schema, path, maxItems) : undefined;
+  const target = path && resolve(schema, path, maxItems);
   if (!target) return 0;
   return ["array", "tuple"].includes(target._zod.def.type) ? getMaxItems(target, maxItems) : 1;
 }

@@ -128,7 +128,8 @@ export const errorCatalogue = {
   NOT_CHANGED: {
     status: 409,
     title: "Nothing was changed",
-    message: "Something changed before your request arrived, so it was not carried out. The page shows the latest version.",
+    message:
+      "Something changed before your request arrived, so it was not carried out. The page shows the latest version.",
   },
 } as const satisfies Record<string, { status: number; title: string; message: string }>;
 
