@@ -30,8 +30,7 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce;
-  // A document with deferred data streams: the shell first, each value as it settles. Any other
-  // document, and every document for a crawler, is sent whole, with its length.
+  // Only a document with deferred data streams, and not to a crawler: the rest go whole (decision 003).
   const sendWhole =
     isbot(request.headers.get("user-agent") ?? "") || !hasDeferredData(remixContext.staticHandlerContext);
   const respond = (body: BodyInit) => {
@@ -39,8 +38,6 @@ export default function handleRequest(
     setPrivate(responseHeaders, request);
     return new Response(body, { headers: responseHeaders, status: responseStatusCode });
   };
-  // An error document asked for again is rendered once for all who get the same one
-  // (error-documents.server.ts).
   const errorDocumentKey =
     sendWhole && nonce ? getErrorDocumentKey(request, responseStatusCode, remixContext) : undefined;
   const kept = errorDocumentKey && takeErrorDocument(errorDocumentKey, nonce!);
@@ -70,8 +67,7 @@ export default function handleRequest(
       }, reject);
       pipe(body);
     };
-    // Cleared as soon as everything is rendered: a pending timer would keep the whole render
-    // in memory for its full delay.
+    // Cleared once all is rendered: a pending timer would hold the whole render in memory.
     const abortTimer = setTimeout(() => abort(), ABORT_DELAY_MS + 1_000);
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={renderedNonce ?? ""}>
@@ -92,8 +88,7 @@ export default function handleRequest(
           reject(error);
         },
         onError(error: unknown) {
-          // A visitor who leaves mid-stream ends the render, which React reports once for each
-          // part still pending ("The destination stream closed early"): a departure, not a fault.
+          // A visitor who left ends the render, reported once for each part still pending: not a fault.
           if (request.signal.aborted) {
             if (!departed)
               logger.info(getRequestFields(request), "visitor left before the page was complete");
@@ -102,9 +97,8 @@ export default function handleRequest(
           }
           responseStatusCode = 500;
           failed = true;
-          // Errors before the shell is ready reach onShellError; after it, log them here, unless
-          // the visitor left (the stream then closes early): not a fault of this server.
-          if (shellRendered && !request.signal.aborted) logError(error, request);
+          // Errors before the shell is ready reach onShellError.
+          if (shellRendered) logError(error, request);
         },
       },
     );
@@ -116,8 +110,7 @@ export function handleDataRequest(response: Response, { request }: { request: Re
   return response;
 }
 
-// Every page and its data depend on the visitor's cookies (theme, flash): no shared cache may keep
-// them. One that may show who the visitor is is kept by no cache at all.
+// Pages depend on the visitor's cookies, so no shared cache keeps them; one showing who they are, no cache.
 function setPrivate(headers: Headers, request: Request) {
   const cacheControl = headers.get("Cache-Control") ?? "";
   if (/\bno-store\b/.test(cacheControl)) return;

@@ -35,13 +35,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return data({ theme: await getTheme(request), flash }, { headers });
 }
 
-// A flash message lasts one page: reading it again on every client-side navigation clears it
-// from the screen too (single fetch loads it in the same request as the page's own data).
-// After an action answered 4xx (a form's errors, or the API refusing a write because things
-// changed) the root asks to load again itself, rather than through `defaultShouldRevalidate`,
-// whose value after a 4xx depends on the router's flags; single fetch then loads every route on
-// the page without a `shouldRevalidate` of its own, so the page shows what is true now, as the
-// same page does without JavaScript.
+// Read on every navigation, so a flash lasts one page; and after an action's 4xx, so the whole page
+// shows what is true now, as it does without JavaScript (single fetch reloads every route with it).
 export const shouldRevalidate: ShouldRevalidateFunction = ({
   currentUrl,
   nextUrl,

@@ -1,7 +1,6 @@
 import { ConfigError, getConfig } from "~/lib/config.server";
 
-// Validate the environment before anything else loads, so a bad value stops the process with
-// one line instead of a stack trace.
+// A bad setting stops the process with one line, before anything else loads.
 try {
   process.env.NODE_ENV = getConfig().NODE_ENV;
 } catch (error) {

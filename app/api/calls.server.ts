@@ -1,6 +1,2 @@
-/**
- * Every call this app makes to its API, one `defineCall` each, exported by name; loaders and
- * actions make them with `callApi(request, getThing, { params: { id } })`. The specification
- * names none yet, so there are none: see "Adding a call" in docs/calls.md.
- */
+// Every call the app makes to its API, one `defineCall` each: see "Adding a call" in docs/calls.md.
 export {};

@@ -1,172 +1,129 @@
+import { randomUUID } from "node:crypto";
+import diagnosticsChannel from "node:diagnostics_channel";
 import { getAccessToken, getRefreshedAccessToken } from "~/auth/guards.server";
 import { getConfig, type Config } from "~/lib/config.server";
-import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
+import { createErrorResponse, getError } from "~/lib/errors";
 import { getRequestFields, logger } from "~/lib/logger.server";
-import { createThrottledWarning } from "~/lib/logger.server";
-import { getCallName, reportOutcome, type CallAttempt } from "./call-outcomes.server";
-import { startCallDeadline } from "./call-deadline.server";
-import type { Call, CallInput, CallResult } from "./define-call";
-import { getForwardedHeaders, prepareRequest } from "./prepare-request.server";
-import { readUpstreamFormErrors } from "./problem-details.server";
-import { readJson } from "./read-response.server";
-import { createRetryBudget, REPLAYABLE_METHODS, type RetryBudget } from "./retry-policy.server";
-import { sendRequest, type Exchange } from "./send-request.server";
-import { sendWithRetries } from "./send-with-retries.server";
-import { getFailureForStatus, UpstreamError } from "./upstream-error.server";
+import { encodeCall, type Call, type CallInput, type CallResult } from "./define-call.server";
+import { readAnswer, UpstreamError, UpstreamFormErrors } from "./read-response.server";
+import { createExchange, sendWithRetries, type Exchange, type RetryBudget } from "./send-request.server";
 
-type ApiSettings = Pick<
-  Config,
-  "API_BASE_URL" | "API_TIMEOUT_MS" | "API_MAX_RESPONSE_BYTES" | "API_HEALTH_PATH"
-> & { retryBudget?: RetryBudget };
+export { defineCall, formMessage, problemDetails } from "./define-call.server";
+export { UpstreamFormErrors } from "./read-response.server";
 
-const retryBudget = createRetryBudget();
+type ApiSettings = Pick<Config, "API_BASE_URL" | "API_TIMEOUT_MS" | "API_MAX_RESPONSE_BYTES"> & {
+  retryBudget?: RetryBudget;
+};
 
-/**
- * Makes a declared call on behalf of `request` and returns its parsed response. Every failure is
- * thrown as a catalogue response: bad input 400, an expected upstream 4xx as the call maps it,
- * no connection, 429 or 503 as 503, the deadline as 504, anything else the upstream sends as 502.
- * Redirects are never followed: an API that redirects is misconfigured. README "Upstream
- * failures" has the whole table, retries included.
- */
+/** Makes a declared call for `request`: its parsed answer, else a thrown catalogue response (docs/calls.md). */
 export async function callApi<C extends Call>(
   request: Request,
   call: C,
   input: CallInput<C>,
   settings: ApiSettings = getConfig(),
 ): Promise<CallResult<C>> {
+  const name = call.name ?? `${call.method} ${call.path}`;
   const startedAt = performance.now();
-  if (!settings.API_BASE_URL) {
-    const error = new UpstreamError("UPSTREAM_UNAVAILABLE", "API_BASE_URL is not set", { sent: false });
-    throw fail(request, { call, startedAt }, error);
-  }
+  let trace: Exchange["trace"] = undefined;
+  const report = (outcome: CallOutcomeEvent["outcome"]) => {
+    const durationMs = performance.now() - startedAt;
+    if (outcomes.hasSubscribers)
+      outcomes.publish({ call: name, method: call.method, outcome, durationMs, trace });
+  };
+  const fail = (error: UpstreamError) => {
+    report(error.outcome);
+    const fields = { ...getRequestFields(request), call: name, code: error.code };
+    if (getError(error.code).status >= 500) logger.warn(fields, `upstream call failed: ${error.message}`);
+    return createErrorResponse(error.code);
+  };
+  if (!settings.API_BASE_URL) throw fail(new UpstreamError("UPSTREAM_UNAVAILABLE", "no API_BASE_URL"));
   const accessToken = call.auth === "visitor" ? await getAccessToken(request) : null;
-  const exchange = prepareRequest(request, call, input, settings.API_BASE_URL, accessToken);
-  const attempt: CallAttempt = { call, startedAt, trace: exchange.trace };
-  const deadline = startCallDeadline(request.signal, settings.API_TIMEOUT_MS);
+  const { url, contentType, body } = encodeCall(call, input, settings.API_BASE_URL);
+  const exchange = createExchange(request, call.method, url, body);
+  if (contentType) exchange.headers["content-type"] = contentType;
+  // One key per call, so that each of its retries carries the same.
+  if (call.idempotencyKey) exchange.headers["idempotency-key"] = randomUUID();
+  if (accessToken) exchange.headers.authorization = `Bearer ${accessToken}`;
+  trace = exchange.trace;
+  const deadline = startDeadline(request.signal, settings.API_TIMEOUT_MS);
+  const replayable = ["GET", "HEAD", "PUT"].includes(call.method) || call.idempotencyKey === true;
   const send = (sent: Exchange) =>
-    sendWithRetries(sent, {
-      replayable: REPLAYABLE_METHODS.has(call.method) || call.idempotencyKey === true,
-      signal: deadline.signal,
-      deadlineAt: deadline.endsAt,
-      budget: settings.retryBudget ?? retryBudget,
-      onRetry: (outcome) => reportOutcome(attempt, outcome),
-    });
+    sendWithRetries(sent, { replayable, deadline, budget: settings.retryBudget, onRetry: report });
   try {
     let response = await send(exchange);
-    // The visitor's token was refused: refreshed once and sent again, else they sign in again.
+    // A refused token is refreshed once; refused again, the visitor signs in again.
     if (accessToken && response.statusCode === 401) {
       response.destroy();
-      const refreshed = await getRefreshedAccessToken(request, accessToken);
-      response = await send({
-        ...exchange,
-        headers: { ...exchange.headers, authorization: `Bearer ${refreshed}` },
-      });
-      if (response.statusCode === 401) {
-        response.destroy();
-        reportOutcome(attempt, "401");
-        throw createErrorResponse("SIGN_IN_REQUIRED");
-      }
+      const authorization = `Bearer ${await getRefreshedAccessToken(request, accessToken)}`;
+      response = await send({ ...exchange, headers: { ...exchange.headers, authorization } });
+      if (response.statusCode === 401) throw new UpstreamError("SIGN_IN_REQUIRED", "token refused", 401);
     }
-    const status = response.statusCode ?? 0;
-    if (status < 200 || status > 299) {
-      // An answer the call shows on its form (define-call.ts `formErrors`) goes back to the action.
-      const formErrors = await readUpstreamFormErrors(call, status, () =>
-        readJson(response, settings.API_MAX_RESPONSE_BYTES),
-      );
-      response.destroy();
-      if (formErrors) {
-        reportOutcome(attempt, `${status}`);
-        throw formErrors;
-      }
-      throw getFailureForStatus(call, status);
-    }
-    const json = await readJson(response, settings.API_MAX_RESPONSE_BYTES);
-    const result = call.response.safeParse(json);
-    if (!result.success) {
-      const paths = result.error.issues.map((issue) => issue.path.join(".") || "(root)");
-      throw new UpstreamError(
-        "UPSTREAM_BAD_RESPONSE",
-        `response does not match its schema at ${paths.join(", ")}`,
-      );
-    }
-    reportOutcome(attempt, "ok");
-    return result.data as CallResult<C>;
+    const answer = await readAnswer(call, response, settings.API_MAX_RESPONSE_BYTES);
+    report("ok");
+    return answer;
   } catch (error) {
     if (request.signal.aborted) {
-      reportOutcome(attempt, "cancelled");
+      report("cancelled");
       throw request.signal.reason;
     }
-    const failure = deadline.passed ? new UpstreamError("UPSTREAM_TIMEOUT", "no answer in time") : error;
-    if (failure instanceof UpstreamError) throw fail(request, attempt, failure);
-    throw failure;
+    if (deadline.passed) throw fail(new UpstreamError("UPSTREAM_TIMEOUT", "no answer in time"));
+    if (error instanceof UpstreamFormErrors) report(`${error.status}`);
+    throw error instanceof UpstreamError ? fail(error) : error;
   } finally {
     deadline.dispose();
   }
 }
 
-/**
- * Readiness of the upstream: null when it answers API_HEALTH_PATH with a status below 500
- * within API_TIMEOUT_MS, else the catalogue code saying why not. One check is in flight at a time:
- * the requests that ask meanwhile all wait on it, each free to leave.
- */
-export function checkUpstream(request: Request, settings: ApiSettings = getConfig()) {
-  const url = `${settings.API_BASE_URL}${settings.API_HEALTH_PATH}`;
-  let check = readinessChecks.get(url);
-  if (!check) {
-    check = probeUpstream(request, new URL(url), settings.API_TIMEOUT_MS);
-    readinessChecks.set(url, check);
-    void check.finally(() => readinessChecks.delete(url));
-  }
-  return untilLeft(request.signal, check);
+const DEADLINE_PASSED = new Error("the call's deadline passed");
+const ENDED_PER_TURN = 4;
+const expired: AbortController[] = [];
+
+// Calls started in one turn expire in one, and each ending renders a page: a few per turn.
+function endExpiredCalls() {
+  for (const controller of expired.splice(0, ENDED_PER_TURN)) controller.abort(DEADLINE_PASSED);
+  if (expired.length > 0) setImmediate(endExpiredCalls);
 }
 
-const readinessChecks = new Map<string, Promise<ErrorCode | null>>();
-// The check is everyone's: the request that started it leaving does not end it.
-const NOBODY_LEAVES = new AbortController().signal;
-const warnNotReady = createThrottledWarning("upstream not ready");
+/** Aborted when the visitor leaves or `timeoutMs` passes; cheaper than `AbortSignal.any` and `.timeout`. */
+export function startDeadline(visitor: AbortSignal | null, timeoutMs: number) {
+  const controller = new AbortController();
+  const leave = () => controller.abort(visitor?.reason);
+  if (visitor?.aborted) leave();
+  else visitor?.addEventListener("abort", leave, { once: true });
+  const timer = setTimeout(() => expired.push(controller) === 1 && setImmediate(endExpiredCalls), timeoutMs);
+  return {
+    signal: controller.signal,
+    endsAt: performance.now() + timeoutMs,
+    get passed() {
+      return controller.signal.reason === DEADLINE_PASSED;
+    },
+    dispose() {
+      clearTimeout(timer);
+      visitor?.removeEventListener("abort", leave);
+    },
+  };
+}
 
-async function probeUpstream(request: Request, url: URL, timeoutMs: number): Promise<ErrorCode | null> {
-  const deadline = startCallDeadline(NOBODY_LEAVES, timeoutMs);
-  try {
-    const response = await sendRequest(
-      { url, method: "GET", headers: getForwardedHeaders(request) },
-      deadline.signal,
-    );
-    response.destroy();
-    if ((response.statusCode ?? 0) < 500) {
-      warnNotReady.reset();
-      return null;
+export type CallOutcomeEvent = {
+  call: string;
+  method: string;
+  outcome: UpstreamError["outcome"] | "ok" | "cancelled" | "retry" | "budget_exhausted";
+  durationMs: number;
+  trace?: Exchange["trace"];
+};
+
+// A channel, not a list here: the server and the Remix build each bundle a copy of this module.
+const outcomes = diagnosticsChannel.channel("web-app:call-outcome");
+
+/** Hears every call's outcome, and each retry made or refused; returns its unsubscribe. */
+export function onCallOutcome(listener: (event: CallOutcomeEvent) => void) {
+  const heard = (message: unknown) => {
+    try {
+      listener(message as CallOutcomeEvent);
+    } catch (error) {
+      logger.warn({ err: error }, "call outcome listener failed");
     }
-    return "UPSTREAM_UNAVAILABLE";
-  } catch (error) {
-    if (deadline.passed) return "UPSTREAM_TIMEOUT";
-    warnNotReady({ err: error, ...getRequestFields(request) });
-    return "UPSTREAM_UNAVAILABLE";
-  } finally {
-    deadline.dispose();
-  }
+  };
+  outcomes.subscribe(heard);
+  return () => void outcomes.unsubscribe(heard);
 }
-
-/** `result`, unless the visitor leaves first: then the visitor's reason. */
-function untilLeft<T>(visitor: AbortSignal, result: Promise<T>) {
-  if (visitor.aborted) return Promise.reject(visitor.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const leave = () => reject(visitor.reason as Error);
-    visitor.addEventListener("abort", leave, { once: true });
-    result.then(resolve, reject).finally(() => visitor.removeEventListener("abort", leave));
-  });
-}
-
-function fail(request: Request, attempt: CallAttempt, error: UpstreamError) {
-  reportOutcome(attempt, error.outcome);
-  if (getError(error.code).status >= 500) {
-    logger.warn(
-      { ...getRequestFields(request), call: getCallName(attempt.call), code: error.code },
-      `upstream call failed: ${error.message}`,
-    );
-  }
-  return createErrorResponse(error.code);
-}
-
-export { defineCall } from "./define-call";
-export { formMessage, problemDetails } from "./problem-details.server";

@@ -2,14 +2,65 @@ import type { IncomingMessage } from "node:http";
 import type { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
-import { UpstreamError } from "./upstream-error.server";
+import type { ErrorCode } from "~/lib/errors";
+import type { Call, CallResult, FormErrors } from "./define-call.server";
 
-/** The content codings a call accepts, one at a time. */
-export const ACCEPTED_ENCODINGS = "gzip, deflate, br";
+/** A failed call as the visitor sees it (`code`) and as outcome events count it. */
+export class UpstreamError extends Error {
+  sent = true;
+  readonly outcome: `${number}` | "timeout" | "unavailable" | "bad_answer";
+  constructor(
+    readonly code: ErrorCode,
+    reason: string,
+    mappedStatus?: number,
+  ) {
+    super(reason);
+    this.outcome = mappedStatus ? `${mappedStatus}` : (OUTCOMES[code] ?? "bad_answer");
+  }
+}
 
-/** Deeper JSON is refused: it can only be a mistake or an attack, and would exhaust the stack later. */
-export const MAX_JSON_DEPTH = 64;
+const OUTCOMES: Partial<Record<ErrorCode, "timeout" | "unavailable">> = {
+  UPSTREAM_TIMEOUT: "timeout",
+  UPSTREAM_UNAVAILABLE: "unavailable",
+};
 
+export const badAnswer = (reason: string) => new UpstreamError("UPSTREAM_BAD_RESPONSE", reason);
+
+/** What `callApi` throws for an answer the call's `formErrors` reads: the action shows it on its form. */
+export class UpstreamFormErrors extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: FormErrors,
+  ) {
+    super(`upstream answered ${status} with messages for the form`);
+  }
+}
+
+const FAILURE_FOR_STATUS: Record<number, ErrorCode> = {
+  429: "UPSTREAM_UNAVAILABLE",
+  503: "UPSTREAM_UNAVAILABLE",
+  504: "UPSTREAM_TIMEOUT",
+};
+
+/** The call's parsed answer; any other status thrown as the call maps it, else as the catalogue's. */
+export async function readAnswer<C extends Call>(call: C, response: IncomingMessage, limit: number) {
+  const status = response.statusCode ?? 0;
+  if (status >= 200 && status <= 299) {
+    const result = call.response.safeParse(await readJson(response, limit));
+    if (result.success) return result.data as CallResult<C>;
+    const paths = result.error.issues.map((issue) => issue.path.join(".") || "(root)");
+    throw badAnswer(`response off its schema at ${paths.join(", ")}`);
+  }
+  const readFormErrors = call.formErrors?.[status];
+  const formErrors = readFormErrors && readFormErrors(await readJson(response, limit).catch(() => undefined));
+  response.destroy();
+  if (formErrors) throw new UpstreamFormErrors(status, formErrors);
+  const expected = status >= 400 && status < 500 ? call.errors?.[status] : undefined;
+  if (expected) throw new UpstreamError(expected, `answered ${status}`, status);
+  throw new UpstreamError(FAILURE_FOR_STATUS[status] ?? "UPSTREAM_BAD_RESPONSE", `answered ${status}`);
+}
+
+const MAX_JSON_DEPTH = 64;
 const decoders: Record<string, () => Transform> = {
   gzip: () => zlib.createGunzip(),
   "x-gzip": () => zlib.createGunzip(),
@@ -17,23 +68,24 @@ const decoders: Record<string, () => Transform> = {
   br: () => zlib.createBrotliDecompress(),
 };
 
-/**
- * Reads a JSON answer of at most `limit` bytes once decoded; an empty body is `undefined`. Too
- * large (declared or counted, so a compression bomb stops at the limit), cut short, in a coding
- * it did not ask for, not JSON, or nested deeper than MAX_JSON_DEPTH: an UpstreamError.
- */
-export async function readJson(response: IncomingMessage, limit: number): Promise<unknown> {
+// At most `limit` bytes once decoded, counted as they come, so that a compression bomb stops there.
+async function readJson(response: IncomingMessage, limit: number): Promise<unknown> {
+  const header = response.headers["content-encoding"] ?? "";
+  const codings = header.split(",").filter((coding) => !/^\s*(identity)?\s*$/i.test(coding));
+  const decoder = codings.length === 1 ? decoders[codings[0]!.trim().toLowerCase()]?.() : undefined;
+  if (codings.length > 0 && !decoder) {
+    response.destroy();
+    throw badAnswer(`unsupported content-encoding ${header}`);
+  }
   if (Number(response.headers["content-length"]) > limit) {
     response.destroy();
-    throw tooLarge();
+    throw badAnswer("response larger than API_MAX_RESPONSE_BYTES");
   }
-  const decoder = getDecoder(response);
   const chunks: Buffer[] = [];
   let size = 0;
   const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
-      size += chunk.byteLength;
-      if (size > limit) throw tooLarge();
+      if ((size += chunk.byteLength) > limit) throw badAnswer("response larger than API_MAX_RESPONSE_BYTES");
       chunks.push(chunk);
     }
   };
@@ -41,37 +93,21 @@ export async function readJson(response: IncomingMessage, limit: number): Promis
     await (decoder ? pipeline(response, decoder, collect) : pipeline(response, collect));
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
-    throw new UpstreamError("UPSTREAM_BAD_RESPONSE", `response cut short or undecodable: ${describe(error)}`);
+    throw badAnswer(`response cut short or undecodable: ${(error as { code?: string }).code ?? error}`);
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text === "") return undefined;
-  if (isNestedDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new UpstreamError("UPSTREAM_BAD_RESPONSE", `response nested deeper than ${MAX_JSON_DEPTH}`);
-  }
+  if (isNestedDeeperThan(text, MAX_JSON_DEPTH))
+    throw badAnswer(`response nested deeper than ${MAX_JSON_DEPTH}`);
   try {
     return JSON.parse(text);
   } catch {
-    throw new UpstreamError("UPSTREAM_BAD_RESPONSE", "response is not JSON");
+    throw badAnswer("response is not JSON");
   }
 }
 
-function getDecoder(response: IncomingMessage) {
-  const codings = (response.headers["content-encoding"] ?? "")
-    .split(",")
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== "" && coding !== "identity");
-  if (codings.length === 0) return undefined;
-  const create = codings.length === 1 ? decoders[codings[0]!] : undefined;
-  if (create) return create();
-  response.destroy();
-  throw new UpstreamError("UPSTREAM_BAD_RESPONSE", `unsupported content-encoding ${codings.join(", ")}`);
-}
-
-/**
- * Whether JSON text nests arrays and objects more than `max` deep, in one pass over the text
- * without recursion: brackets are counted outside strings only.
- */
-export function isNestedDeeperThan(text: string, max: number) {
+// Deeper JSON can only be a mistake or an attack; one pass, counting brackets outside strings.
+function isNestedDeeperThan(text: string, max: number) {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -90,11 +126,3 @@ export function isNestedDeeperThan(text: string, max: number) {
 const [QUOTE, BACKSLASH, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [...'"\\[]{}'].map((c) =>
   c.charCodeAt(0),
 );
-
-function tooLarge() {
-  return new UpstreamError("UPSTREAM_BAD_RESPONSE", "response larger than API_MAX_RESPONSE_BYTES");
-}
-
-function describe(error: unknown) {
-  return error instanceof Error ? ((error as { code?: string }).code ?? error.message) : String(error);
-}

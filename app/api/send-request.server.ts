@@ -1,107 +1,132 @@
-import http, { type ClientRequest, type IncomingMessage } from "node:http";
+import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import type { Socket } from "node:net";
-import { TLSSocket } from "node:tls";
-import type { startChildSpan } from "~/lib/trace-context.server";
-import { UpstreamError } from "./upstream-error.server";
+import { setTimeout as sleep } from "node:timers/promises";
+import { formatTraceparent, startChildSpan } from "~/lib/trace-context.server";
+import { badAnswer, UpstreamError } from "./read-response.server";
 
 export type Exchange = {
   url: URL;
   method: string;
   headers: Record<string, string>;
   body?: string;
-  /** The call's span in the request's trace, sent as `traceparent`. */
   trace?: ReturnType<typeof startChildSpan>;
 };
+
+/** A request to the API carrying, of the visitor's request, only its id and trace (a child span). */
+export function createExchange(request: Request, method: string, url: URL, body?: string): Exchange {
+  const trace = startChildSpan(request);
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "accept-encoding": "gzip, deflate, br",
+  };
+  const requestId = request.headers.get("x-request-id");
+  if (requestId) headers["x-request-id"] = requestId;
+  if (trace) headers.traceparent = formatTraceparent(trace.span);
+  if (trace?.span.state) headers.tracestate = trace.span.state;
+  return { url, method, headers, body, trace };
+}
+
+const MAX_ATTEMPTS = 3;
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+const RETRY_COST = 10;
+const MOST_CREDITS = 10 * RETRY_COST;
+
+/** Retries per process as a token bucket (gRPC's retry throttling): a call earns a credit, a retry costs ten. */
+export type RetryBudget = { credits: number };
+const processBudget: RetryBudget = { credits: MOST_CREDITS };
+
+type Retries = {
+  replayable: boolean;
+  deadline: { signal: AbortSignal; endsAt: number };
+  budget?: RetryBudget;
+  onRetry: (outcome: "retry" | "budget_exhausted") => void;
+};
+
+/** The first answer worth reading, retrying what may mend within the deadline and the budget. */
+export async function sendWithRetries(exchange: Exchange, options: Retries): Promise<IncomingMessage> {
+  const { replayable, deadline, budget = processBudget, onRetry } = options;
+  budget.credits = Math.min(MOST_CREDITS, budget.credits + 1);
+  for (let retry = 1; ; retry++) {
+    let response: IncomingMessage | undefined;
+    let failure: unknown;
+    try {
+      response = await sendRequest(exchange, deadline.signal);
+      if (!replayable || !RETRYABLE_STATUSES.has(response.statusCode ?? 0)) return response;
+    } catch (error) {
+      const mayMend = error instanceof UpstreamError && error.code === "UPSTREAM_UNAVAILABLE";
+      if (!mayMend || (error.sent && !replayable)) throw error;
+      failure = error;
+    }
+    const delay = getRetryDelay(retry, response?.headers["retry-after"]);
+    const fits = retry < MAX_ATTEMPTS && performance.now() + delay < deadline.endsAt;
+    if (fits && budget.credits < RETRY_COST) onRetry("budget_exhausted");
+    if (!fits || budget.credits < RETRY_COST) {
+      if (response) return response;
+      throw failure;
+    }
+    budget.credits -= RETRY_COST;
+    response?.destroy();
+    onRetry("retry");
+    await sleep(delay, undefined, { signal: deadline.signal });
+  }
+}
+
+// Doubled with each retry, drawn from its upper half so that visitors do not retry in step.
+function getRetryDelay(retry: number, retryAfter?: string) {
+  const backoff = 100 * 2 ** (retry - 1);
+  return Math.max(backoff / 2 + (Math.random() * backoff) / 2, parseRetryAfter(retryAfter));
+}
+
+// Delta-seconds or an HTTP date; anything else (negative, fractional, unreadable) asks for nothing.
+function parseRetryAfter(value = "") {
+  if (/^\d+$/.test(value)) return Number(value) * 1_000;
+  const date = /[a-z]/i.test(value) ? Date.parse(value) : NaN;
+  return Number.isNaN(date) ? 0 : date - Date.now();
+}
 
 const agents = {
   "http:": new http.Agent({ keepAlive: true }),
   "https:": new https.Agent({ keepAlive: true }),
 };
-
-// Far more than an API's answer needs; a flood of headers stops in Node's parser at this size.
 const MAX_HEADER_BYTES = 16 * 1024;
-
-// The connection was never made, so the API cannot have seen the request.
-const NOT_CONNECTED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-]);
-
-// The connection went away; when not one byte of an answer had come, the API may be restarting.
+const NOT_CONNECTED = new Set(
+  "ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH EADDRNOTAVAIL".split(" "),
+);
 const CONNECTION_LOST = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ETIMEDOUT"]);
-
 const CANCELLED = new Error("request cancelled");
 
-/**
- * Sends one request with `node:http` and resolves with the answer once its headers are in.
- * Unlike `fetch`, it takes an interim `100 Continue` before the answer, as HTTP allows, and says
- * how far a failed request got. It rejects with an UpstreamError: UPSTREAM_UNAVAILABLE when no
- * connection was made (`sent: false`) or it was lost before any answer byte, and
- * UPSTREAM_BAD_RESPONSE for anything that breaks HTTP. An aborted `signal` rejects with its reason.
- */
+/** One request over `node:http` (decision 010), resolved when the answer's headers are in. */
 export function sendRequest({ url, method, headers, body }: Exchange, signal: AbortSignal) {
   return new Promise<IncomingMessage>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const client = url.protocol === "https:" ? https : http;
     const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
+    const client = url.protocol === "https:" ? https : http;
     const request = client.request(url, { method, headers, agent, maxHeaderSize: MAX_HEADER_BYTES });
-    const answerStart = countBytesFromConnection(request);
     let response: IncomingMessage | undefined;
-    let failed = false;
-    const fail = (error: unknown) => {
-      failed = true;
-      reject(error);
-    };
-    // Rather than `signal` as an option, whose abort makes an AbortError with a stack each time.
+    let answerStarted = false;
+    request.once("socket", (socket) => socket.once("data", () => (answerStarted = true)));
+    // Not `signal` as an option: its abort makes an AbortError with a stack each time.
     const cancel = () => {
       if (!response) request.destroy(CANCELLED);
       else if (!response.complete) response.destroy(CANCELLED);
     };
     signal.addEventListener("abort", cancel, { once: true });
     request.once("response", (answer) => resolve((response = answer)));
-    request.once("upgrade", (_response, socket) => {
-      socket.destroy();
-      fail(new UpstreamError("UPSTREAM_BAD_RESPONSE", "upstream switched protocols"));
-    });
-    // `on`, not `once`: a request can report more than one error, and one unheard would crash.
+    // `on`: a request can report more than one error, and one unheard would crash.
     request.on("error", (error: Error & { code?: string }) => {
-      if (signal.aborted) return fail(signal.reason);
-      fail(classify(error, (request.socket?.bytesRead ?? 0) > answerStart.bytes));
+      const code = error.code ?? error.name;
+      if (signal.aborted) reject(signal.reason);
+      else if (NOT_CONNECTED.has(code)) {
+        const notSent = new UpstreamError("UPSTREAM_UNAVAILABLE", `no connection: ${code}`);
+        reject(Object.assign(notSent, { sent: false }));
+      } else if (CONNECTION_LOST.has(code) && !answerStarted) {
+        reject(new UpstreamError("UPSTREAM_UNAVAILABLE", `connection lost before an answer: ${code}`));
+      } else reject(badAnswer(`broken answer: ${code} ${error.message}`));
     });
     request.once("close", () => {
       signal.removeEventListener("abort", cancel);
-      if (!response && !failed) fail(new UpstreamError("UPSTREAM_BAD_RESPONSE", "closed without an answer"));
+      if (!response) reject(badAnswer("closed without an answer"));
     });
     request.end(body);
   });
-}
-
-/**
- * Where this request's answer starts in its socket's byte count: a reused socket has already
- * read earlier answers, and a TLS socket its handshake.
- */
-function countBytesFromConnection(request: ClientRequest) {
-  const start = { bytes: Infinity };
-  request.once("socket", (socket: Socket) => {
-    if (!socket.connecting) return void (start.bytes = socket.bytesRead);
-    const connected = socket instanceof TLSSocket ? "secureConnect" : "connect";
-    start.bytes = 0;
-    socket.once(connected, () => (start.bytes = socket.bytesRead));
-  });
-  return start;
-}
-
-function classify(error: Error & { code?: string }, answerStarted: boolean) {
-  const code = error.code ?? error.name;
-  if (NOT_CONNECTED.has(code))
-    return new UpstreamError("UPSTREAM_UNAVAILABLE", `no connection: ${code}`, { sent: false });
-  if (CONNECTION_LOST.has(code) && !answerStarted) {
-    return new UpstreamError("UPSTREAM_UNAVAILABLE", `connection lost before an answer: ${code}`);
-  }
-  return new UpstreamError("UPSTREAM_BAD_RESPONSE", `broken answer: ${code} ${error.message}`);
 }

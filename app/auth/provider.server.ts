@@ -1,31 +1,22 @@
-import type {
-  Configuration,
-  CustomFetch,
-  TokenEndpointResponse,
-  TokenEndpointResponseHelpers,
-} from "openid-client";
+import type * as OpenId from "openid-client";
 import type { SignInSettings } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
-import { logger } from "~/lib/logger.server";
-import { createThrottledWarning } from "~/lib/logger.server";
+import { createThrottledWarning, logger } from "~/lib/logger.server";
 import { loadOpenIdClient } from "./libraries.server";
+import type { Session } from "./session-store.server";
 
-export type TokenSet = TokenEndpointResponse & TokenEndpointResponseHelpers;
-
-// A provider that could not be reached is asked again at most this often.
+type TokenSet = OpenId.TokenEndpointResponse & OpenId.TokenEndpointResponseHelpers;
+type Provider = Awaited<ReturnType<typeof discoverProvider>>;
 const RETRY_DISCOVERY_AFTER_MS = 5_000;
+// What a token answer without expires_in is taken to mean.
+const DEFAULT_TOKEN_LIFETIME_S = 300;
 
 let discovered: { settings: SignInSettings; provider: Promise<Provider>; failedAt?: number } | undefined;
 
-export type Provider = Awaited<ReturnType<typeof discoverProvider>>;
-
-/**
- * The provider found from OIDC_ISSUER's discovery document, with openid-client's calls bound to
- * it. Discovered once; a failed discovery is tried again on a later sign-in.
- */
+/** The provider found from OIDC_ISSUER's discovery document, once; a failed discovery is tried again later. */
 export function getProvider(settings: SignInSettings): Promise<Provider> {
-  const failedRecently = discovered?.failedAt && Date.now() - discovered.failedAt < RETRY_DISCOVERY_AFTER_MS;
-  if (discovered?.settings === settings && (!discovered.failedAt || failedRecently))
+  const failedAt = discovered?.failedAt;
+  if (discovered?.settings === settings && (!failedAt || Date.now() - failedAt < RETRY_DISCOVERY_AFTER_MS))
     return discovered.provider;
   const attempt: NonNullable<typeof discovered> = { settings, provider: discoverProvider(settings) };
   attempt.provider.catch(() => (attempt.failedAt = Date.now()));
@@ -35,7 +26,7 @@ export function getProvider(settings: SignInSettings): Promise<Provider> {
 
 async function discoverProvider(settings: SignInSettings) {
   const client = await loadOpenIdClient();
-  const fetchWithinLimits: CustomFetch = async (url, options) => {
+  const fetchWithinLimits: OpenId.CustomFetch = async (url, options) => {
     const response = await fetch(url, {
       ...options,
       body: options.body as BodyInit | undefined,
@@ -44,7 +35,6 @@ async function discoverProvider(settings: SignInSettings) {
     });
     return readWhole(response, settings.maxResponseBytes);
   };
-  const isHttp = new URL(settings.issuer).protocol === "http:";
   const config = await client.discovery(
     new URL(settings.issuer),
     settings.clientId,
@@ -52,46 +42,36 @@ async function discoverProvider(settings: SignInSettings) {
     settings.clientSecret ? client.ClientSecretBasic(settings.clientSecret) : client.None(),
     {
       [client.customFetch]: fetchWithinLimits,
-      execute: isHttp ? [client.allowInsecureRequests] : [],
+      execute: new URL(settings.issuer).protocol === "http:" ? [client.allowInsecureRequests] : [],
     },
   );
   config[client.customFetch] = fetchWithinLimits;
   noteProviderAnswered();
   // openid-client trusts an ID token from the token endpoint on TLS alone; its signature is checked too.
   client.enableNonRepudiationChecks(config);
-  return {
-    client,
-    config: config as Configuration,
-    canEndSession: Boolean(config.serverMetadata().end_session_endpoint),
-  };
+  const canEndSession = Boolean(config.serverMetadata().end_session_endpoint);
+  return { client, config: config as OpenId.Configuration, canEndSession };
 }
 
-export class ProviderAnswerTooLargeError extends Error {
-  name = "ProviderAnswerTooLargeError";
-}
+class AnswerTooLargeError extends Error {}
 
-/**
- * The answer with its body read here, at most `limit` bytes once decoded (declared larger: refused
- * before reading), so that openid-client never holds more; the fetch's deadline covers the body.
- */
+/** The answer read whole here, at most `limit` bytes, so that openid-client never holds more. */
 async function readWhole(response: Response, limit: number) {
-  const tooLarge = () => new ProviderAnswerTooLargeError("answer larger than OIDC_MAX_RESPONSE_BYTES");
+  const tooLarge = new AnswerTooLargeError("answer larger than OIDC_MAX_RESPONSE_BYTES");
   if (Number(response.headers.get("content-length")) > limit) {
     await response.body?.cancel().catch(() => {});
-    throw tooLarge();
+    throw tooLarge;
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (response.body) {
-    const reader = response.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      size += read.value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge();
-      }
-      chunks.push(read.value);
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
+    size += read.value.byteLength;
+    if (size > limit) {
+      await reader!.cancel().catch(() => {});
+      throw tooLarge;
     }
+    chunks.push(read.value);
   }
   const headers = new Headers(response.headers);
   headers.delete("content-encoding");
@@ -100,19 +80,46 @@ async function readWhole(response: Response, limit: number) {
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** A token answer the app refuses though openid-client accepted it; the visitor is not signed in. */
-export class UntrustedTokensError extends Error {
-  name = "UntrustedTokensError";
-}
+/** Tokens the app refuses though openid-client accepted them: the visitor is not signed in. */
+export class UntrustedTokensError extends Error {}
 
-// Visible ASCII with inner spaces (RFC 6749's VSCHAR): anything else could not go in a header.
+// RFC 6749's VSCHAR with inner spaces: anything else could not be sent in a header.
 const HEADER_SAFE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
-/** Throws UntrustedTokensError when the access token or its type cannot be sent as a header value. */
-export function requireHeaderSafeTokens(tokens: Pick<TokenSet, "access_token" | "token_type">) {
-  if (!HEADER_SAFE.test(tokens.access_token) || !HEADER_SAFE.test(tokens.token_type ?? "bearer")) {
+function requireHeaderSafeTokens(tokens: Pick<TokenSet, "access_token" | "token_type">) {
+  if (!HEADER_SAFE.test(tokens.access_token) || !HEADER_SAFE.test(tokens.token_type ?? "bearer"))
     throw new UntrustedTokensError("the access token or its type is not a valid header value");
+}
+
+/** `session` holding `tokens`; a new ID token must name the same subject (OpenID Connect Core 12.2). */
+export function withTokens<S extends Partial<Session>>(session: S, tokens: TokenSet, rolesClaim: string) {
+  requireHeaderSafeTokens(tokens);
+  const now = Date.now();
+  const claims = tokens.id_token ? tokens.claims() : undefined;
+  if (claims && session.sub !== undefined && claims.sub !== session.sub)
+    throw new UntrustedTokensError("a refreshed ID token names another subject, the session is ended");
+  return {
+    ...session,
+    ...(claims ? readUser(claims, rolesClaim) : {}),
+    accessToken: tokens.access_token,
+    refreshToken: tokens.refresh_token ?? session.refreshToken ?? null,
+    idToken: tokens.id_token ?? session.idToken ?? null,
+    tokenIssuedAt: now,
+    tokenExpiresAt: now + (tokens.expiresIn() ?? DEFAULT_TOKEN_LIFETIME_S) * 1000,
+  };
+}
+
+/** Who the ID token's claims say the visitor is: a name to show and their roles. */
+export function readUser(claims: Record<string, unknown>, rolesClaim: string) {
+  let roles: unknown = claims;
+  for (const key of rolesClaim.split(".")) {
+    roles = roles && typeof roles === "object" ? (roles as Record<string, unknown>)[key] : undefined;
   }
+  const names = [claims.name, claims.preferred_username, claims.email, claims.sub];
+  const name = names.find((candidate) => typeof candidate === "string" && candidate.trim());
+  const roleList = Array.isArray(roles) ? roles : [roles];
+  const isText = (role: unknown): role is string => typeof role === "string";
+  return { sub: String(claims.sub), name: String(name ?? ""), roles: roleList.filter(isText) };
 }
 
 const warnings: Partial<Record<ErrorCode, ReturnType<typeof createThrottledWarning>>> = {
@@ -121,38 +128,23 @@ const warnings: Partial<Record<ErrorCode, ReturnType<typeof createThrottledWarni
   SIGN_IN_FAILED: createThrottledWarning("sign-in: the provider's answer could not be trusted"),
 };
 
-/** Marks the provider as answering again: its next failure is said at once. */
-export function noteProviderAnswered() {
-  warnings.SIGN_IN_UNAVAILABLE!.reset();
-}
+/** The provider answered: its next failure is said at once. */
+export const noteProviderAnswered = () => warnings.SIGN_IN_UNAVAILABLE!.reset();
 
-/**
- * The catalogue entry for a failed exchange with the provider: an authorization code it refuses
- * (used, expired) means the sign-in must start again; no answer in time, no connection or an
- * answer over OIDC_MAX_RESPONSE_BYTES, that it is unavailable; anything else (a bad signature, a
- * wrong issuer, audience or nonce, an expired ID token, an error status, garbage, tokens the app
- * refuses) that its answer could not be trusted. Logged as a warning, at most once a minute each.
- */
+/** The catalogue entry for a failed exchange with the provider, each kind warned at most once a minute. */
 export function getProviderFailure(error: unknown, during: string): ErrorCode {
-  const causes: unknown[] = [];
-  for (let cause = error; cause instanceof Error && causes.length < 5; cause = cause.cause)
-    causes.push(cause);
-  const isUnreachable = causes.some(
-    (cause) =>
-      cause instanceof ProviderAnswerTooLargeError ||
-      (cause instanceof Error &&
-        (cause.name === "TimeoutError" || cause.name === "AbortError" || cause.message === "fetch failed")),
-  );
   if (error instanceof UntrustedTokensError) {
     logger.warn({ during }, `sign-in: ${error.message}`);
     return "SIGN_IN_FAILED";
   }
-  const oauthError = (error as { error?: unknown }).error;
-  const code: ErrorCode = isUnreachable
-    ? "SIGN_IN_UNAVAILABLE"
-    : oauthError === "invalid_grant"
-      ? "SIGN_IN_EXPIRED"
-      : "SIGN_IN_FAILED";
+  let isUnreachable = false;
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const { name, message } = cause;
+    isUnreachable ||= cause instanceof AnswerTooLargeError || message === "fetch failed";
+    isUnreachable ||= name === "TimeoutError" || name === "AbortError";
+  }
+  const refused = (error as { error?: unknown }).error === "invalid_grant";
+  const code = isUnreachable ? "SIGN_IN_UNAVAILABLE" : refused ? "SIGN_IN_EXPIRED" : "SIGN_IN_FAILED";
   warnings[code]!({ err: error, during });
   return code;
 }

@@ -4,10 +4,7 @@ import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { APP_DESCRIPTION, APP_NAME } from "~/lib/constants";
 import { getError, getErrorForStatus, isErrorCode } from "~/lib/errors";
 
-/*
- * What the /auth/* routes render: they answer with a redirect, so a page of theirs is only ever
- * the catalogue's error page, inside the site layout, titled for the error.
- */
+// What the /auth/* routes render: they redirect, so a page of theirs is only ever an error page.
 
 export default function RedirectOnlyPage() {
   return null;

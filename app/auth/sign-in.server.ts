@@ -3,11 +3,17 @@ import { getConfig, type SignInSettings } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
 import { createErrorResponse, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
-import { getSafeRedirect } from "~/lib/safe-redirect";
-import { getProvider, getProviderFailure, noteProviderAnswered } from "./provider.server";
-import { getSessionStore, readUser, readVisitor, withTokens } from "./session.server";
 import { RedisUnavailableError } from "~/lib/redis.server";
-import { createSessionId, type Session } from "./session-store.server";
+import { getSafeRedirect } from "~/lib/safe-redirect";
+import {
+  getProvider,
+  getProviderFailure,
+  noteProviderAnswered,
+  readUser,
+  withTokens,
+} from "./provider.server";
+import { getSessionStore, readVisitor } from "./session.server";
+import { createSessionId } from "./session-store.server";
 
 // How long a visitor has at the provider between leaving this site and coming back.
 const SIGN_IN_SECONDS = 600;
@@ -20,18 +26,14 @@ type SignInTransaction = {
   startedAt: number;
 };
 
-/**
- * What the callback must find, in a signed cookie of the browser that started the sign-in: none
- * of it is secret from that browser, and the signature keeps anyone else from making one.
- */
+// Signed, not sealed: none of it is secret from the browser that started the sign-in.
 function getTransactionCookie() {
   const cookie = createSignedCookie(getConfig().secureCookies ? "__Host-sign-in" : "sign-in");
   return {
     write: (transaction: SignInTransaction) => cookie.serialize(transaction, { maxAge: SIGN_IN_SECONDS }),
-    async read(request: Request): Promise<SignInTransaction | null> {
+    async read(request: Request) {
       const value: unknown = await cookie.parse(request.headers.get("Cookie"));
-      if (!value || typeof value !== "object") return null;
-      const { state, nonce, verifier, redirectTo, startedAt } = value as Record<string, unknown>;
+      const { state, nonce, verifier, redirectTo, startedAt } = (value ?? {}) as Record<string, unknown>;
       const isText = [state, nonce, verifier, redirectTo].every((field) => typeof field === "string");
       const isRecent = typeof startedAt === "number" && Date.now() - startedAt < SIGN_IN_SECONDS * 1000;
       return isText && isRecent ? (value as SignInTransaction) : null;
@@ -40,16 +42,12 @@ function getTransactionCookie() {
   };
 }
 
-/**
- * Sends the visitor to the provider (authorization code flow with PKCE S256, state and nonce),
- * remembering in a signed cookie of this browser what the callback must find.
- */
+/** Sends the visitor to the provider: the authorization code flow with PKCE (S256), state and nonce. */
 export async function startSignIn(request: Request, settings: SignInSettings) {
   const redirectTo = getSafeRedirect(new URL(request.url).searchParams.get("redirectTo"));
-  const provider = await getProvider(settings).catch((error: unknown) => {
+  const { client, config } = await getProvider(settings).catch((error: unknown) => {
     throw createErrorResponse(getProviderFailure(error, "discovery"));
   });
-  const { client } = provider;
   const transaction = {
     state: client.randomState(),
     nonce: client.randomNonce(),
@@ -57,7 +55,7 @@ export async function startSignIn(request: Request, settings: SignInSettings) {
     redirectTo,
     startedAt: Date.now(),
   };
-  const url = client.buildAuthorizationUrl(provider.config, {
+  const url = client.buildAuthorizationUrl(config, {
     redirect_uri: settings.redirectUri,
     scope: settings.scopes.join(" "),
     state: transaction.state,
@@ -69,11 +67,7 @@ export async function startSignIn(request: Request, settings: SignInSettings) {
   return redirect(url.href, { status: 303, headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
 }
 
-/**
- * The provider's answer: the code exchanged and the ID token validated by openid-client, then a
- * new session (a new id, the old one ended) and a 303 to where the visitor was going. The
- * transaction is used once; anything wrong is a catalogue page, never a session.
- */
+/** The provider's answer: a new session (the old one ended) and a 303 onwards, else a catalogue page. */
 export async function finishSignIn(request: Request, settings: SignInSettings) {
   const cookies = getTransactionCookie();
   const clearTransaction = await cookies.clear();
@@ -88,15 +82,13 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
     logger.info({ error: params.get("error")?.slice(0, 100) }, "sign-in: the provider refused");
     throw refuse("SIGN_IN_DENIED");
   }
-  // One non-empty code, and at most one state and issuer: anything else is a malformed request.
   const codes = params.getAll("code");
   const repeated = ["state", "iss"].some((name) => params.getAll(name).length > 1);
   if (codes.length !== 1 || !codes[0] || repeated) throw refuse("BAD_REQUEST");
   const transaction = await cookies.read(request);
-  const state = params.get("state");
-  if (!transaction || !state || state !== transaction.state) throw refuse("SIGN_IN_EXPIRED");
-  const sessions = await getSessionStore(settings);
+  if (!transaction || params.get("state") !== transaction.state) throw refuse("SIGN_IN_EXPIRED");
   try {
+    const sessions = await getSessionStore(settings);
     if (!(await sessions.claimOnce(`sign-in:${transaction.state}`, SIGN_IN_SECONDS)))
       throw refuse("SIGN_IN_EXPIRED");
     const provider = await getProvider(settings);
@@ -109,20 +101,14 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
       idTokenExpected: true,
     });
     noteProviderAnswered();
-    const claims = tokens.claims();
-    if (!claims) throw new Error("no ID token");
     const now = Date.now();
-    const session: Session = withTokens(
-      { id: createSessionId(), ...readUser(claims, settings.rolesClaim), createdAt: now, seenAt: now },
-      tokens,
-      settings,
-    );
+    const user = { id: createSessionId(), ...readUser(tokens.claims()!, settings.rolesClaim) };
+    const session = withTokens({ ...user, createdAt: now, seenAt: now }, tokens, settings.rolesClaim);
     const { session: previous } = await readVisitor(request, settings);
-    const ended = previous ? await sessions.remove(previous) : [];
     const headers = new Headers({ "Cache-Control": "no-store" });
-    for (const cookie of [...ended, clearTransaction, ...(await sessions.save(session, settings))]) {
-      headers.append("Set-Cookie", cookie);
-    }
+    if (previous) headers.append("Set-Cookie", await sessions.remove(previous));
+    headers.append("Set-Cookie", clearTransaction);
+    headers.append("Set-Cookie", await sessions.save(session));
     logger.info({ sub: session.sub }, "sign-in: signed in");
     return redirect(transaction.redirectTo, { status: 303, headers });
   } catch (error) {
@@ -132,18 +118,14 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
   }
 }
 
-/**
- * Ends the session here, then at the provider when it offers RP-initiated logout (which sends the
- * visitor back to the home page), else goes home directly.
- */
+/** Ends the session here, then at the provider when it offers RP-initiated logout, else goes home. */
 export async function signOut(request: Request, settings: SignInSettings) {
   const headers = new Headers({ "Cache-Control": "no-store" });
   let idToken: string | null = null;
   try {
-    const sessions = await getSessionStore(settings);
     const { session } = await readVisitor(request, settings);
     idToken = session?.idToken ?? null;
-    for (const cookie of await sessions.remove(session)) headers.append("Set-Cookie", cookie);
+    headers.append("Set-Cookie", await (await getSessionStore(settings)).remove(session));
   } catch (error) {
     if (!(error instanceof RedisUnavailableError)) throw error;
     throw createErrorResponse("SIGN_IN_UNAVAILABLE");

@@ -39,10 +39,7 @@ export function NavigationProgress() {
   );
 }
 
-/**
- * Tells screen-reader users that a client-side navigation changed the page, as a full page load
- * would, by announcing the new page's title.
- */
+/** Announces a client-side navigation's new title to screen readers, as a full page load would. */
 export function RouteAnnouncer() {
   const hydrated = useHydrated();
   const { pathname } = useLocation();

@@ -1,5 +1,6 @@
 import { data, redirect } from "@remix-run/node";
 import type { $ZodObject, $ZodType, output } from "zod/v4/core";
+import { UpstreamFormErrors } from "~/api/client.server";
 import { serializeFlash } from "~/lib/cookies.server";
 import { createErrorResponse } from "~/lib/errors";
 import { checkPayload, FORM_ID_FIELD, INTENT_FIELD, itemErrors, splitIntent, toPayload } from "./parse";
@@ -46,17 +47,9 @@ async function handleSubmission<S extends $ZodType>(
     toPayload(selectFields(fields, handler.schema, item)),
   );
   const values = toPayload([...fields].filter(([name]) => name !== FORM_ID_FIELD));
-  const reply = (status: number, errors: FormErrors = {}, message?: string) => {
-    const named = Object.entries(errors).map(([name, list]) => [
-      name && item ? `${item}.${name}` : name,
-      list,
-    ]);
-    const formId = fields.get(FORM_ID_FIELD) ?? undefined;
-    return data<FormReply>(
-      { formId, status, values, errors: Object.fromEntries(named), message },
-      { status },
-    );
-  };
+  const formId = fields.get(FORM_ID_FIELD) ?? undefined;
+  const reply = (status: number, errors?: FormErrors, message?: string) =>
+    data<FormReply>({ formId, status, values, errors: itemErrors(errors, item), message }, { status });
   if (errors) return reply(400, errors);
   try {
     const outcome = await handler.submit(value, item ?? "");
@@ -69,17 +62,9 @@ async function handleSubmission<S extends $ZodType>(
     if (outcome.flash) response.headers.append("Set-Cookie", await serializeFlash(outcome.flash));
     return response;
   } catch (error) {
-    if (!isFormAnswer(error)) throw error;
+    if (!(error instanceof UpstreamFormErrors)) throw error;
     return reply(error.status, { "": error.errors.formErrors, ...error.errors.fieldErrors });
   }
-}
-
-type FormAnswer = Error & { status: number; errors: { formErrors: string[]; fieldErrors: FormErrors } };
-
-// What `callApi` throws for an API answer its call shows on forms (`formErrors` in docs/calls.md).
-function isFormAnswer(error: unknown): error is FormAnswer {
-  const { status, errors } = (error ?? {}) as Partial<FormAnswer>;
-  return error instanceof Error && typeof status === "number" && Array.isArray(errors?.formErrors);
 }
 
 /** The address's parameters read as a GET form's fields; a value the schema refuses is a 400 page. */

@@ -101,7 +101,7 @@ export function SubmitButton({ children, pendingLabel, intent }: SubmitButtonPro
   const { formData, formMethod } = useNavigation();
   const formId = useContext(FormIdContext);
   const pending =
-    formMethod === "POST" &&
+    formMethod?.toUpperCase() === "POST" &&
     formData?.get(INTENT_FIELD) === (intent ?? null) &&
     formData?.get(FORM_ID_FIELD) === (formId ?? null);
   return (

@@ -1,7 +1,4 @@
-/**
- * Business constants and limits, safe to ship to the browser. The product's own constants go
- * here once the spec names them; secrets and per-environment values belong in config.server.ts.
- */
+// Business constants and limits, safe in the browser; per-environment values are in env.server.ts.
 
 /** The product's name is not specified yet; it is shown in the header and the page titles. */
 export const APP_NAME = "Web App";

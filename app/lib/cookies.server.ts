@@ -2,11 +2,7 @@ import { createHmac } from "node:crypto";
 import { createCookie } from "@remix-run/node";
 import { getConfig } from "./config.server";
 
-/**
- * A cookie signed with SESSION_SECRET, HttpOnly, SameSite=Lax, and Secure when ORIGIN is https.
- * Each cookie signs with a key derived from the secret and its own name, so a value signed for
- * one cookie is not accepted as another.
- */
+/** A cookie signed with a key of its own (from SESSION_SECRET and its name): HttpOnly, Lax, Secure behind https. */
 export function createSignedCookie(name: string, maxAge?: number) {
   const { sessionSecrets, secureCookies } = getConfig();
   return createCookie(name, {
@@ -30,10 +26,7 @@ export function serializeFlash(message: string) {
   return flashCookie.serialize(message);
 }
 
-/**
- * Reads the flash message, if any, with the Set-Cookie header that clears it so it is shown
- * only once.
- */
+/** The flash message, if any, and the Set-Cookie header that clears it: it is shown once. */
 export async function takeFlash(request: Request) {
   const value: unknown = await flashCookie.parse(request.headers.get("Cookie"));
   if (value === null) return { flash: null, headers: new Headers() };

@@ -6,10 +6,7 @@ type StaticHandlerContext = EntryContext["staticHandlerContext"];
 // slower, so a huge or cyclic value is never walked to the end.
 const MAX_VALUES_WALKED = 5_000;
 
-/**
- * Whether any loader or action returned data that is still pending (a promise anywhere in it,
- * which single fetch streams into the page as it settles, or a legacy `defer()`).
- */
+/** Whether any loader or action returned data still pending, which single fetch streams as it settles. */
 export function hasDeferredData(context: StaticHandlerContext): boolean {
   if (context.activeDeferreds && Object.keys(context.activeDeferreds).length > 0) return true;
   const pending: unknown[] = [context.loaderData, context.actionData];

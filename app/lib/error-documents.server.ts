@@ -2,15 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { EntryContext } from "@remix-run/node";
 import { isRouteErrorResponse } from "@remix-run/react";
 
-/**
- * Error documents rendered once and sent again to each request that would render the very same
- * one: a crowd or a storm meeting the same failure costs one render, not one each. A document is
- * keyed on everything it is rendered from (method, URL, status, and every route's data and
- * errors, so whatever the layout shows of a visitor is in the key), rendered with a placeholder
- * for the nonce, and each request gets its own nonce put in. Only documents made of plain data
- * and catalogue errors are kept, only once asked for a second time (a scan of unique addresses
- * keeps nothing), and only the last MAX_DOCUMENTS.
- */
+// Error documents rendered once and sent again to each request that would render the very same one
+// (decision 016): keyed on all they are rendered from, kept once asked for twice, the nonce put in.
 const MAX_DOCUMENTS = 64;
 const MAX_ASKED_ONCE = 256;
 // A key this long is not worth keeping: its data is no error document's.

@@ -1,8 +1,5 @@
-/**
- * The error catalogue: every error the app can show a visitor, with its HTTP status and words.
- * The error boundary, the server's own refusals and the health endpoints all read from here.
- * Add the spec's errors as new entries; keep each (status, code) pair unique.
- */
+// Every error a visitor can be shown, with its status and words: the error boundary, the server's
+// own refusals and the probes all read from here. The spec's errors are added at the end.
 export const errorCatalogue = {
   BAD_REQUEST: {
     status: 400,
@@ -137,35 +134,22 @@ export type ErrorCode = keyof typeof errorCatalogue;
 
 export type CatalogueError = { code: ErrorCode; status: number; title: string; message: string };
 
-export function getError(code: ErrorCode): CatalogueError {
-  return { code, ...errorCatalogue[code] };
-}
+export const getError = (code: ErrorCode): CatalogueError => ({ code, ...errorCatalogue[code] });
 
-const codeForStatus = new Map<number, ErrorCode>();
-for (const [code, entry] of Object.entries(errorCatalogue) as [ErrorCode, { status: number }][]) {
-  if (!codeForStatus.has(entry.status)) codeForStatus.set(entry.status, code);
-}
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === "string" && Object.hasOwn(errorCatalogue, value);
 
-/**
- * The entry to show for an HTTP status: the first catalogue entry with that status, else the
- * generic entry of its class (BAD_REQUEST for 4xx, INTERNAL for anything else).
- */
+/** The first entry with `status`, else the generic entry of its class (BAD_REQUEST or INTERNAL). */
 export function getErrorForStatus(status: number): CatalogueError {
   const isClientError = status >= 400 && status < 500;
-  const code = codeForStatus.get(status) ?? (isClientError ? "BAD_REQUEST" : "INTERNAL");
-  const isErrorStatus = status >= 400 && status < 600;
-  return { ...getError(code), status: isErrorStatus ? status : 500 };
+  const first = (Object.keys(errorCatalogue) as ErrorCode[]).find(
+    (code) => errorCatalogue[code].status === status,
+  );
+  const code = first ?? (isClientError ? "BAD_REQUEST" : "INTERNAL");
+  return { ...getError(code), status: status >= 400 && status < 600 ? status : 500 };
 }
 
-/** True for a string that names a catalogue entry, such as the `code` of a thrown error response. */
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && Object.hasOwn(errorCatalogue, value);
-}
-
-/**
- * What a loader or action throws to show a catalogue entry: the entry's status, and its code so
- * the error boundary shows this entry rather than the first one with the same status.
- */
+/** What a loader or action throws to show an entry: its status, and its code for the error boundary. */
 export function createErrorResponse(code: ErrorCode): Response {
   return Response.json({ code }, { status: errorCatalogue[code].status });
 }

@@ -59,10 +59,7 @@ const CONSOLE_LEVELS = {
   error: "error",
 } as const;
 
-/**
- * Sends what libraries write with `console.*` and what Node warns about through the logger, so
- * in production everything the process writes is a JSON line with long values cut.
- */
+/** In production every line the process writes is the logger's: libraries' console.* and Node's warnings too. */
 export function routeConsoleToLogger() {
   for (const [method, level] of Object.entries(CONSOLE_LEVELS)) {
     console[method as keyof typeof CONSOLE_LEVELS] = (...args: unknown[]) =>
@@ -76,11 +73,7 @@ export function routeConsoleToLogger() {
 
 const MINUTE_MS = 60_000;
 
-/**
- * A warning for a failure that repeats while it lasts (a collector, a Redis or the API that is
- * down): the first is logged, then at most one a minute, saying so, however often it happens.
- * `reset` marks the failure over, so the next one is said at once.
- */
+/** A warning for a failure that repeats while it lasts: said at most once a minute, at once again after `reset`. */
 export function createThrottledWarning(message: string) {
   let warnedAt = -Infinity;
   const warn = (fields: Record<string, unknown>) => {

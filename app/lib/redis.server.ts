@@ -18,11 +18,7 @@ export class RedisUnavailableError extends Error {
 
 export type RedisConnection = Awaited<ReturnType<typeof connectRedis>>;
 
-/**
- * A Redis the app never waits on for long: connected in the background and again after Redis
- * comes back, commands never queued on a connection that is down, each with a deadline. A command
- * that misses it on an open connection replaces that connection: a frozen Redis keeps its socket.
- */
+/** A Redis never waited on for long: each command has a deadline, and missing it replaces the connection. */
 export async function connectRedis(
   url: string,
   { timeoutMs, waitForConnection, warn, onReady, loadRedis }: Options,

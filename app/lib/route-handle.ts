@@ -1,9 +1,6 @@
 import { useMatches } from "@remix-run/react";
 
-/**
- * A route that needs no client script exports `handle: { hydrate: false }`; its pages then ship
- * none, and their forms post as plain HTML forms.
- */
+/** `handle: { hydrate: false }`: the route's pages ship no script, and their forms post as plain HTML. */
 export type RouteHandle = { hydrate?: boolean };
 
 /** Whether every route on the page wants client script. */

@@ -1,13 +1,7 @@
 // Longer addresses are refused by some proxies and clients, so a longer target is not followed.
 const MAX_LENGTH = 2_048;
 
-/**
- * Returns `to` as a normalised path on this site (percent-encoded, dot segments resolved,
- * repeated slashes collapsed, at most 2 KB), else `fallback`. Refuses absolute URLs,
- * protocol-relative (`//host`) and backslash forms (`/\host`, which browsers read as `//host`),
- * scripts, and anything with whitespace, control characters or percent-encoded slashes,
- * backslashes or control characters that could turn into one of those.
- */
+/** `to` as a normalised path on this site, else `fallback`: nothing a browser could read as another host. */
 export function getSafeRedirect(to: unknown, fallback = "/"): string {
   if (typeof to !== "string" || to.length > MAX_LENGTH || !to.startsWith("/")) return fallback;
   if (to.startsWith("//") || to.includes("\\")) return fallback;

@@ -1,24 +1,12 @@
 import { randomFillSync } from "node:crypto";
 
-/**
- * W3C Trace Context (https://www.w3.org/TR/trace-context/): which trace a request belongs to and
- * which span within it. The server starts or continues it (server/observability/request-trace.ts) and puts its
- * own span on the request as `traceparent`; every call made for the request is a child of it.
- */
-export type TraceContext = {
-  traceId: string;
-  spanId: string;
-  /** Two hex digits; `01` when the trace is being recorded. */
-  flags: string;
-  /** The vendors' `tracestate`, passed on as received from a trusted proxy. */
-  state?: string;
-};
+/** A span in a W3C Trace Context (https://www.w3.org/TR/trace-context/); flags `01` when recorded. */
+export type TraceContext = { traceId: string; spanId: string; flags: string; state?: string };
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ALL_ZERO = /^0+$/;
-// The only flag this version of the standard defines; the others are zeroed when passed on.
+// The one flag this version defines; the others are zeroed when passed on.
 const SAMPLED = 0x01;
-// 32 list members of at most 256 characters each would be larger; proxies keep it far smaller.
 const MAX_TRACESTATE_LENGTH = 512;
 const MAX_TRACESTATE_MEMBERS = 32;
 const TRACESTATE_MEMBER =
@@ -36,10 +24,7 @@ export function parseTraceparent(header: string | null | undefined) {
   return { traceId: traceId!, parentId: parentId!, flags: sampled ? "01" : "00" };
 }
 
-/**
- * A `tracestate` worth passing on: well-formed list members (empty ones skipped), the first 32
- * kept, of a sane length; a header with a malformed or repeated member is dropped whole.
- */
+/** A `tracestate` worth passing on (its first 32 members), or undefined when any member is bad or repeated. */
 export function readTracestate(header: string | null | undefined) {
   if (!header || header.length > MAX_TRACESTATE_LENGTH) return undefined;
   const members = header
@@ -56,13 +41,8 @@ export function formatTraceparent({ traceId, spanId, flags }: TraceContext) {
   return `00-${traceId}-${spanId}-${flags}`;
 }
 
-export function newTraceId() {
-  return randomHex(16);
-}
-
-export function newSpanId() {
-  return randomHex(8);
-}
+export const newTraceId = () => randomHex(16);
+export const newSpanId = () => randomHex(8);
 
 // Random bytes drawn a few kilobytes at a time: one call for each id costs several times more.
 const pool = Buffer.alloc(4096);
@@ -82,10 +62,7 @@ export function getTraceId(request: Request) {
   return parseTraceparent(request.headers.get("traceparent"))?.traceId;
 }
 
-/**
- * A new span for a call made on behalf of `request`, the child of the request's span: the same
- * trace, flags and `tracestate`. Undefined when the request carries no trace (one built by hand).
- */
+/** A span for a call made for `request`, the child of its span; undefined when it has no trace. */
 export function startChildSpan(request: Request) {
   const parent = parseTraceparent(request.headers.get("traceparent"));
   if (!parent) return undefined;

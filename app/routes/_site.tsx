@@ -20,8 +20,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return data({ ...getPublicConfig(), signIn: getConfig().signIn !== null, user }, { headers });
 }
 
-// The visitor's session is read (and its cookie renewed, its tokens refreshed) here on every
-// navigation, not only when the layout's own data would change.
+// The session is read (its cookie renewed, its tokens refreshed) on every navigation.
 export const shouldRevalidate: ShouldRevalidateFunction = ({
   currentUrl,
   nextUrl,

@@ -1,28 +1,16 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { onCallOutcome } from "~/api/call-outcomes.server";
+import type { RequestListener } from "node:http";
+import { onCallOutcome } from "~/api/client.server";
 import type { Config } from "~/lib/config.server";
 import { logger } from "~/lib/logger.server";
-import { ALLOWED_METHODS } from "../edge/request-checks";
-import { createHttpServer } from "../process/http-server";
-import { countInFlight } from "./request-context";
+import { ALLOWED_METHODS } from "../edge/checks";
 import type { FinishedRequest } from "./request-log";
 
-export type Metrics = {
-  recordRequest(request: FinishedRequest): void;
-  countRateLimited(): void;
-  countStoreError(): void;
-  close(): Promise<void>;
-};
+// Methods the edge refuses share one label.
+const KNOWN_METHODS = new Set(ALLOWED_METHODS);
 
-/**
- * Prometheus metrics, served as text at `GET /metrics` on METRICS_PORT, never on the app's port;
- * undefined, with nothing started, when METRICS_PORT is unset. Every label has a bounded set of
- * values: route ids (or `static`, `refused`, `manifest`, `not_found`), catalogue codes, call names.
- */
-export async function startMetrics(config: Config): Promise<Metrics | undefined> {
+/** Prometheus metrics for METRICS_PORT (`handle`), labelled with bounded values; undefined when unset. */
+export async function startMetrics(config: Config, countInFlight: () => number) {
   if (config.METRICS_PORT === undefined) return undefined;
-  // Loaded only when metrics are on, as tracing's SDK is.
   const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import("prom-client");
   const registry = new Registry();
   const registers = [registry];
@@ -79,7 +67,7 @@ export async function startMetrics(config: Config): Promise<Metrics | undefined>
     }
   });
 
-  const server = createHttpServer(config, (req, res) => {
+  const handle: RequestListener = (req, res) => {
     if (req.method !== "GET" || req.url !== "/metrics") return void res.writeHead(404).end();
     registry.metrics().then(
       (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
@@ -88,31 +76,17 @@ export async function startMetrics(config: Config): Promise<Metrics | undefined>
         res.writeHead(500).end();
       },
     );
-  });
-  const port = await listen(server, config.METRICS_PORT, config.HOST);
-  logger.info({ port }, `metrics on http://localhost:${port}/metrics`);
+  };
 
   return {
-    recordRequest({ method, route, status, start, refusal }) {
+    handle,
+    recordRequest({ method, route, status, start, refusal }: FinishedRequest) {
       if (refusal && refusal !== "RATE_LIMITED" && status < 500) refusals.inc({ reason: refusal });
       const labels = { method: KNOWN_METHODS.has(method) ? method : "other", route, status_code: status };
       requestDuration.observe(labels, (performance.now() - start) / 1000);
     },
     countRateLimited: () => rateLimited.inc(),
     countStoreError: () => storeErrors.inc(),
-    async close() {
-      stopListening();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    stop: stopListening,
   };
-}
-
-// A method the edge refuses still gets a label, one for all of them.
-const KNOWN_METHODS = new Set(ALLOWED_METHODS);
-
-function listen(server: Server, port: number, host: string | undefined) {
-  return new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ port, host }, () => resolve((server.address() as AddressInfo).port));
-  });
 }

@@ -1,70 +1,96 @@
-import type { RequestHandler } from "express";
+import { randomUUID } from "node:crypto";
+import type { Request, RequestHandler } from "express";
+import type { ServerBuild } from "@remix-run/node";
+import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 import type { ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
-import { getRequestId, trackInFlight } from "./request-context";
-import { startRequestTrace, type RequestTrace } from "./request-trace";
+import * as traceContext from "~/lib/trace-context.server";
 
-/** A request as metrics and tracing see it once answered. */
+/** A request once answered; `route` is a route id, `static`, `refused`, `manifest` or `not_found`. */
 export type FinishedRequest = {
   method: string;
   path: string;
-  /** The Remix route id that answered, or `static`, `refused` or `not_found`. */
   route: string;
   status: number;
-  /** `performance.now()` when the request came. */
   start: number;
   aborted: boolean;
-  trace: RequestTrace;
-  /** The catalogue code of the server's own error page, when it answered with one. */
+  trace: { span: traceContext.TraceContext; parentSpanId?: string };
   refusal?: ErrorCode;
 };
 
 type Options = {
+  build: ServerBuild;
   trustProxy: boolean;
-  /** Whether spans are recorded: sets a new trace's sampled flag. */
   recording: boolean;
-  getRoute: (path: string) => string;
   observers: ((request: FinishedRequest) => void)[];
 };
 
-/**
- * Gives every request an id (echoed as X-Request-Id and forwarded to Remix) and a span in a
- * trace, and logs one line when it ends, with both. Only method, path, status and timing are
- * logged: never headers, cookies or query strings. The observers (metrics, tracing) hear of the
- * request then too.
- */
-export function createRequestLog({ trustProxy, recording, getRoute, observers }: Options): RequestHandler {
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const MAX_REMEMBERED = 1_000;
+
+/** An id and a span for every request, and one log line at its end: never headers, cookies or queries. */
+export function createRequestLog({ build, trustProxy, recording, observers }: Options): RequestHandler {
+  const getRoute = createRouteLabeler(build);
   return (req, res, next) => {
     const start = performance.now();
-    const requestId = getRequestId(req.get("x-request-id"));
+    const incoming = req.headers["x-request-id"] as string | undefined;
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers["x-request-id"] = requestId;
     res.setHeader("X-Request-Id", requestId);
-    const trace = startRequestTrace(req, trustProxy, recording);
-    const done = trackInFlight(requestId);
-    res.on("close", () => {
-      done();
-      const path = req.originalUrl.split("?")[0]!;
+    const trace = startTrace(req, trustProxy, recording);
+    res.once("close", () => {
+      const path = req.originalUrl.split("?", 1)[0]!;
       const aborted = !res.writableFinished;
       const status = res.statusCode;
-      logger.info(
-        {
-          requestId,
-          traceId: trace.span.traceId,
-          method: req.method,
-          path,
-          status,
-          durationMs: Math.round((performance.now() - start) * 10) / 10,
-          ...(aborted ? { aborted } : {}),
-        },
-        "request",
-      );
+      const durationMs = Math.round((performance.now() - start) * 10) / 10;
+      const line = { requestId, traceId: trace.span.traceId, method: req.method, path, status, durationMs };
+      logger.info(aborted ? { ...line, aborted } : line, "request");
       if (observers.length === 0) return;
       const refusal = res.locals.refusal as ErrorCode | undefined;
-      const route =
-        (res.locals.route as string | undefined) ?? (refusal && status < 500 ? "refused" : getRoute(path));
+      const route = res.locals.route ?? (refusal && status < 500 ? "refused" : getRoute(path));
       const finished = { method: req.method, path, route, status, start, aborted, trace, refusal };
       for (const observe of observers) observe(finished);
     });
     next();
   };
+}
+
+/** The trusted proxy's trace continued, else a new one, written into the request for Remix and its calls. */
+function startTrace(req: Request, trustProxy: boolean, recording: boolean): FinishedRequest["trace"] {
+  const { traceparent, tracestate } = req.headers as Record<string, string | undefined>;
+  const caller = trustProxy ? traceContext.parseTraceparent(traceparent) : null;
+  const span = caller
+    ? { traceId: caller.traceId, flags: caller.flags, state: traceContext.readTracestate(tracestate) }
+    : { traceId: traceContext.newTraceId(), flags: recording ? "01" : "00" };
+  const started = { ...span, spanId: traceContext.newSpanId() };
+  req.headers.traceparent = traceContext.formatTraceparent(started);
+  if (started.state) req.headers.tracestate = started.state;
+  else delete req.headers.tracestate;
+  return { span: started, parentSpanId: caller?.parentId };
+}
+
+function createRouteLabeler(build: ServerBuild) {
+  const routes = toRouteTree(build.routes);
+  const manifestPath = `${build.basename ?? "/"}/__manifest`.replace(/\/+/g, "/");
+  const remembered = new Map<string, string>();
+  return (path: string) => {
+    let label = remembered.get(path);
+    if (label === undefined) {
+      const pagePath = path === "/_root.data" ? "/" : path.replace(/\.data$/, "");
+      label =
+        path === manifestPath ? "manifest" : (matchRoutes(routes, pagePath)?.at(-1)?.route.id ?? "not_found");
+      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+      if (path.length <= 200) remembered.set(path, label);
+    }
+    return label;
+  };
+}
+
+function toRouteTree(routes: ServerBuild["routes"], parentId?: string): AgnosticRouteObject[] {
+  return Object.values(routes)
+    .filter((route) => route.parentId === parentId)
+    .map((route) => {
+      const base = { id: route.id, path: route.path, caseSensitive: route.caseSensitive };
+      return route.index ? { ...base, index: true } : { ...base, children: toRouteTree(routes, route.id) };
+    });
 }

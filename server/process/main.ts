@@ -1,30 +1,29 @@
+import type { Server } from "node:http";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
+import closeWithGrace from "close-with-grace";
 import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
 import { generatedSecret, getConfig } from "~/lib/config.server";
 import { logger, routeConsoleToLogger } from "~/lib/logger.server";
 import { createApp } from "../app";
-import { handleClientError, refuseConnect } from "../edge/client-error";
-import { createDrain } from "./drain";
-import { createHttpServer } from "./http-server";
-import { limitPipelining } from "../edge/pipelining";
-import { describeInFlight } from "../observability/request-context";
+import { startRateLimitStore } from "../edge/rate-limit";
 import { startMetrics } from "../observability/metrics";
-import { startSharedRateLimitStore } from "../edge/rate-limit-store";
 import { startTracing } from "../observability/tracing";
+import { createConnections, createHttpServer, MAX_HEADER_COUNT } from "./connections";
 
 const config = getConfig();
 if (config.NODE_ENV === "production") routeConsoleToLogger();
+const connections = createConnections(config);
+let shuttingDown = false;
 
-process.on("uncaughtException", (error) => crash(error, "uncaught exception"));
-process.on("unhandledRejection", (reason) => crash(reason, "unhandled rejection"));
-
-// A process that hit an error nobody handled is in an unknown state: log it and stop, and let
-// the supervisor start a fresh one.
-function crash(error: unknown, kind: string) {
-  logger.fatal({ err: error, ...describeInFlight() }, kind);
+// An error nobody handled leaves the process in an unknown state: the supervisor starts a fresh one.
+const crash = (kind: string) => (error: unknown) => {
+  logger.fatal({ err: error, ...connections.describeInFlight() }, kind);
   process.exit(1);
-}
+};
+process.on("uncaughtException", crash("uncaught exception"));
+process.on("unhandledRejection", crash("unhandled rejection"));
 
 if (generatedSecret) {
   logger.warn(
@@ -32,67 +31,71 @@ if (generatedSecret) {
   );
 }
 
-const buildPath = path.resolve("build/index.js");
-const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
-
-const [tracing, metrics] = await Promise.all([startTracing(config), startMetrics(config)]);
-const sharedRateLimit =
-  config.RATE_LIMIT_REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0
-    ? await startSharedRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
-    : undefined;
-const drain = createDrain();
-const app = limitPipelining(createApp({ build, config, drain, tracing, metrics, sharedRateLimit }));
-
-const server = createHttpServer(config, app);
-server.on("clientError", handleClientError);
-server.on("connect", refuseConnect);
-// The edge judges a request before its client is told to send the body, and answers any other
-// expectation itself (Node would send 100 Continue, or a bare 417).
-server.on("checkContinue", app);
-server.on("checkExpectation", app);
-
-server.listen({ port: config.PORT, host: config.HOST }, () => {
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.PORT;
-  logger.info({ port, host: config.HOST ?? "all interfaces" }, `listening on http://localhost:${port}`);
-  if (config.NODE_ENV === "development") broadcastDevReady(build);
-  // A supervisor that started this process with an IPC channel (the test harness) learns the
-  // port from this message rather than from the log.
-  process.send?.({ type: "listening", port });
-});
-
-let shuttingDown = false;
-
-// Endpoints may route here for a while after SIGTERM (Kubernetes removes the pod from them
-// while it signals it): keep serving, not ready, for SHUTDOWN_DELAY_MS, then drain.
-function shutdown(signal: NodeJS.Signals) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  drain.withdraw();
-  if (config.SHUTDOWN_DELAY_MS === 0) return stop(signal);
-  logger.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down: not ready, still serving");
-  setTimeout(stop, config.SHUTDOWN_DELAY_MS, signal);
+const build = (await import(pathToFileURL(path.resolve("build/index.js")).href)) as ServerBuild;
+const [tracing, metrics] = await Promise.all([
+  startTracing(config),
+  startMetrics(config, connections.countInFlight),
+]);
+const metricsServer = metrics && createHttpServer(config, metrics.handle);
+if (metricsServer) {
+  const port = await listen(metricsServer, config.METRICS_PORT!);
+  logger.info({ port }, `metrics on http://localhost:${port}/metrics`);
 }
+const rateLimitStore =
+  config.RATE_LIMIT_REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0
+    ? await startRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
+    : undefined;
 
-function stop(signal: NodeJS.Signals) {
-  logger.info({ signal }, "shutting down: finishing in-flight requests");
-  const deadline = setTimeout(() => {
-    logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: closing remaining connections");
-    server.closeAllConnections();
-    process.exit(0);
-  }, config.SHUTDOWN_TIMEOUT_MS);
-  deadline.unref();
-  server.close(async () => {
+const app = createApp({
+  build,
+  config,
+  maxHeaderCount: MAX_HEADER_COUNT,
+  isShuttingDown: () => shuttingDown,
+  recording: tracing !== undefined,
+  observers: [metrics?.recordRequest, tracing?.recordRequest].filter((observe) => observe !== undefined),
+  writeLimit: { store: rateLimitStore?.store, onRateLimited: metrics?.countRateLimited },
+});
+const server = connections.createAppServer(app);
+
+// SIGTERM: not ready but serving for SHUTDOWN_DELAY_MS while endpoints let go, then drain and exit 0.
+closeWithGrace(
+  {
+    delay: config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS,
+    logger: false,
+    skip: ["uncaughtException", "unhandledRejection"],
+    onTimeout: () => logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting"),
+  },
+  async ({ signal }) => {
+    shuttingDown = true;
+    if (config.SHUTDOWN_DELAY_MS > 0) {
+      logger.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down: not ready, still serving");
+      await sleep(config.SHUTDOWN_DELAY_MS);
+    }
+    logger.info({ signal }, "shutting down: finishing in-flight requests");
+    const closed = new Promise((resolve) => server.close(resolve));
+    connections.drain(server);
+    await closed;
     await Promise.all([
-      tracing?.shutdown().catch((error) => logger.warn({ err: error }, "spans not sent")),
-      metrics?.close(),
-      sharedRateLimit?.close(),
+      tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, "spans not sent")),
+      metrics?.stop(),
+      metricsServer && new Promise((resolve) => metricsServer.close(resolve)),
+      rateLimitStore?.close(),
     ]);
     logger.info("stopped");
-    process.exit(0);
-  });
-  drain.start(server);
-}
+  },
+);
 
-process.on("SIGTERM", shutdown);
-process.on("SIGINT", shutdown);
+const port = await listen(server, config.PORT);
+logger.info({ port, host: config.HOST ?? "all interfaces" }, `listening on http://localhost:${port}`);
+if (config.NODE_ENV === "development") void broadcastDevReady(build);
+process.send?.({ type: "listening", port });
+
+function listen(on: Server, port: number) {
+  return new Promise<number>((resolve, reject) => {
+    on.once("error", reject);
+    on.listen({ port, host: config.HOST }, () => {
+      const address = on.address();
+      resolve(typeof address === "object" && address ? address.port : port);
+    });
+  });
+}

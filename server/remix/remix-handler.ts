@@ -1,32 +1,29 @@
-import type {
-  RequestHandler as ExpressHandler,
-  Request as ExpressRequest,
-  Response as ExpressResponse,
-} from "express";
-import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
-import { readBody } from "./read-body";
+import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import type { Config } from "~/lib/config.server";
+import { createErrorResponse } from "~/lib/errors";
 
-type Options = {
-  build: ServerBuild;
-  mode: string;
-  bodyLimitBytes: number;
-  getLoadContext?: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext;
-};
+// Each piece of a body costs a callback, and a kept piece holds the whole buffer Node read it into.
+const MIN_AVERAGE_PIECE_BYTES = 256;
+const MIN_PIECES = 1_024;
+const BLOCK_BYTES = 64 * 1024;
 
-/**
- * Hands an Express request to Remix and writes Remix's answer back. The server owns this
- * conversion (rather than @remix-run/express) so the edge decides what reaches Remix: the
- * origin it decided, and the headers as it checked them.
- */
-export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext }: Options): ExpressHandler {
-  const handleRequest = createRequestHandler(build, mode);
+/** Hands Remix the request the edge judged, its body read within the limit, and sends its answer (decision 002). */
+export function createRemixHandler(build: ServerBuild, config: Config): RequestHandler {
+  const handleRequest = createRequestHandler(build, config.NODE_ENV);
   return async (req, res, next) => {
+    if (req.path.includes("%") && !isDecodable(req.path)) return next(createErrorResponse("BAD_REQUEST"));
+    let body: Uint8Array<ArrayBuffer> | undefined;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      try {
+        body = await readBody(req, config.BODY_LIMIT_BYTES);
+      } catch (refusal) {
+        return refusal instanceof Response ? next(refusal) : void res.destroy();
+      }
+    }
     try {
-      const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const body = hasBody ? await readBody(req, bodyLimitBytes) : undefined;
       const request = createFetchRequest(req, res, body);
-      const response = await handleRequest(request, getLoadContext?.(req, res));
-      // The visitor left while Remix worked: its answer (a 500 for the aborted work) has no one to go to.
+      const response = await handleRequest(request, { cspNonce: res.locals.cspNonce });
       if (request.signal.aborted) {
         void response.body?.cancel().catch(() => {});
         return void res.destroy();
@@ -38,27 +35,59 @@ export function createRemixHandler({ build, mode, bodyLimitBytes, getLoadContext
   };
 }
 
-function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
-  // The origin the edge decided, with the path appended, not resolved: a path such as
-  // //other.example/ must not change the host.
-  const url = new URL(res.locals.origin + req.originalUrl);
+/** The body, refused at the byte over the limit (413) or the piece over what such a body needs (400). */
+function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const maxPieces = Math.max(MIN_PIECES, Math.ceil(limit / MIN_AVERAGE_PIECE_BYTES));
+  let block = Buffer.allocUnsafe(
+    Math.min(Number(req.headers["content-length"]) || BLOCK_BYTES, BLOCK_BYTES, limit),
+  );
+  const blocks = [block];
+  let used = 0;
+  let size = 0;
+  let pieces = 0;
+  return new Promise((resolve, reject) => {
+    const refuse = (refusal: Response) => {
+      req.off("data", onData).off("end", onEnd);
+      blocks.length = 0;
+      reject(refusal);
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) return refuse(createErrorResponse("PAYLOAD_TOO_LARGE"));
+      if (++pieces > maxPieces) {
+        req.pause();
+        return refuse(createErrorResponse("BAD_REQUEST"));
+      }
+      for (let offset = 0; offset < chunk.length;) {
+        if (used === block.length) {
+          blocks.push((block = Buffer.allocUnsafe(BLOCK_BYTES)));
+          used = 0;
+        }
+        const copied = chunk.copy(block, used, offset);
+        used += copied;
+        offset += copied;
+      }
+      size += chunk.length;
+    };
+    const onEnd = () => {
+      const whole = Buffer.concat(blocks, size);
+      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+    };
+    req.on("data", onData).on("end", onEnd).once("error", reject);
+  });
+}
 
-  // Node's view of the headers, the one the edge judged (a repeated header reads as Node reads it).
+function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
+  // The origin the edge decided, with the path appended, not resolved: //other.example/ keeps the host.
+  const url = new URL(res.locals.origin + req.originalUrl);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === "string") headers.append(name, value);
     else for (const item of value ?? []) headers.append(name, item);
   }
-  // The edge has already compared Origin with this origin; Remix's own check must agree.
   headers.set("host", url.host);
   headers.delete("x-forwarded-host");
-
-  // Remix aborts loaders and actions when the visitor goes away before the answer is sent.
   const controller = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
-
+  res.once("close", () => res.writableFinished || controller.abort());
   return new Request(url, { method: req.method, headers, signal: controller.signal, body });
 }
 
@@ -67,18 +96,9 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
   res.status(response.status);
   if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
-  if (response.body) {
-    // A body of known length (a whole document) is complete as it is; only a stream needs each
-    // chunk pushed through compression at once.
-    await writeBody(res, response.body, !response.headers.has("Content-Length"));
-  } else {
-    res.end();
-  }
-}
-
-/** Streams the body; a whole document comes as one chunk with its length (app/entry.server.tsx). */
-async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>, flushEachChunk: boolean) {
-  const reader = body.getReader();
+  if (!response.body) return void res.end();
+  const flushEachChunk = !response.headers.has("Content-Length");
+  const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once("close", cancel);
   try {
@@ -94,5 +114,13 @@ async function writeBody(res: ExpressResponse, body: ReadableStream<Uint8Array>,
     throw error;
   } finally {
     res.off("close", cancel);
+  }
+}
+
+function isDecodable(path: string) {
+  try {
+    return decodeURIComponent(path) !== undefined;
+  } catch {
+    return false;
   }
 }

@@ -6,21 +6,18 @@ import { STORED_ENCODINGS } from "./static-files";
 // Text the browser build holds; images and fonts are compressed already.
 const COMPRESSIBLE = new Set([".js", ".mjs", ".css", ".map", ".json", ".svg", ".txt", ".html"]);
 
-const compressors: Record<(typeof STORED_ENCODINGS)[number]["encoding"], (file: Buffer) => Buffer> = {
-  br: (file) =>
+const compressors = {
+  br: (file: Buffer) =>
     brotliCompressSync(file, {
       params: {
         [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
         [constants.BROTLI_PARAM_SIZE_HINT]: file.length,
       },
     }),
-  gzip: (file) => gzipSync(file, { level: constants.Z_BEST_COMPRESSION }),
+  gzip: (file: Buffer) => gzipSync(file, { level: constants.Z_BEST_COMPRESSION }),
 };
 
-/**
- * Writes `name.br` and `name.gz` beside each text file of the browser build, once, at build
- * time, where they are smaller: the server sends them as they are (static-files.ts).
- */
+/** Writes `name.br` and `name.gz` beside each text file of the browser build where they are smaller. */
 function precompress(directory: string) {
   for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !COMPRESSIBLE.has(path.extname(entry.name))) continue;

@@ -1,46 +1,40 @@
 /**
- * Requests per second and CPU per request of the home page, as a browser asks for it, against
- * what a user would otherwise pick, in alternating rounds:
+ * CPU per request of the home page, as a browser asks for it, on this server against
+ * `remix-serve` serving the same build (the same entry), in many short rounds:
  *
  *   (a)  this server, `node build/server.js`
- *   (b)  the stock template: `remix-serve` on this app built with Remix's default entry
- *        (built into node_modules/.cache/bench-default-entry, see default-entry-build.ts)
- *   (b') `remix-serve` on this build, this build's entry
- *   (c)  `node:http` sending the same bytes, brotli'd once at start (the ceiling)
- *   (b2) the stock template again, in other processes: b2/b is the noise (A/A)
+ *   (b)  `remix-serve build/index.js`, the same build
+ *   (b2) `remix-serve` again, in other processes: b2/b is the noise of the comparison (A/A)
  *   (a') with BENCH_EXTRA_ENV, this server again with those variables set, so a setting on
  *        and off run side by side: BENCH_EXTRA_ENV="METRICS_PORT=0" npm run bench
  *
- * Every round measures each server twice, without compression and with `Accept-Encoding: gzip,
- * br`, under a browser's user-agent. Two processes of the same code can differ for their whole
- * life on a shared host, so each server runs as BENCH_PROCESSES processes and the rounds take
- * turns between them. A process left idle lets V8 shrink its heap and costs more CPU per request
- * afterwards, so each process is loaded for BENCH_REWARM_SECONDS,
- * unmeasured, right before it is measured. Then a form post round trip (POST, 303, GET).
+ * Each round loads one process of every server at the same time (docs/performance.md says why),
+ * without compression and with `Accept-Encoding: gzip, br`, and the comparison is the median of
+ * the per-round ratios. Each server runs as BENCH_PROCESSES processes that take turns, and the
+ * round's processes are loaded unmeasured right before (an idle one shrinks its heap).
  *
  *   npm run bench    with the defaults (docs/performance.md has how long it takes):
- *     BENCH_ROUNDS=6             rounds; each measures every server in both series
- *     BENCH_SECONDS=4            measured seconds per server, series and round
- *     BENCH_REWARM_SECONDS=2     unmeasured load on a process right before it is measured
- *     BENCH_CONNECTIONS=10       concurrent connections
- *     BENCH_PROCESSES=3          processes per server (the ceiling runs one)
- *     BENCH_WARM_UP_SECONDS=2    load on each process at start, per series
+ *     BENCH_ROUNDS=40            rounds
+ *     BENCH_SECONDS=2            measured seconds per series and round
+ *     BENCH_REWARM_SECONDS=1     unmeasured load on a round's processes right before
+ *     BENCH_CONNECTIONS=10       concurrent connections per server
+ *     BENCH_PROCESSES=4          processes per server
+ *     BENCH_WARM_UP_SECONDS=3    load on each process at start, per series
  *     BENCH_ROUND_TRIPS=200      sequential form post round trips per server
  *     BENCH_EXTRA_ENV=           "NAME=value NAME2=value2": adds row (a')
  */
 import os from "node:os";
-import { buildWithDefaultEntry, defaultEntryDirectory } from "./default-entry-build";
-import { describeAnswer, formRoundTrips, load, SERIES, startCeiling } from "./load";
+import { describeAnswer, formRoundTrips, load, SERIES } from "./load";
 import { productionServer, remixServe, type Service } from "./processes";
 import { LABEL_WIDTH, printComparisons, printRows, type Comparison, type Row } from "./report";
 
 const setting = (name: string, fallback: number) => Number(process.env[`BENCH_${name}`] ?? fallback);
-const ROUNDS = setting("ROUNDS", 6);
-const SECONDS = setting("SECONDS", 4);
-const REWARM_SECONDS = setting("REWARM_SECONDS", 2);
+const ROUNDS = setting("ROUNDS", 40);
+const SECONDS = setting("SECONDS", 2);
+const REWARM_SECONDS = setting("REWARM_SECONDS", 1);
 const CONNECTIONS = setting("CONNECTIONS", 10);
-const PROCESSES = setting("PROCESSES", 3);
-const WARM_UP_SECONDS = setting("WARM_UP_SECONDS", 2);
+const PROCESSES = setting("PROCESSES", 4);
+const WARM_UP_SECONDS = setting("WARM_UP_SECONDS", 3);
 const ROUND_TRIPS = setting("ROUND_TRIPS", 200);
 const EXTRA_ENV = (process.env.BENCH_EXTRA_ENV ?? "").trim();
 
@@ -68,33 +62,34 @@ function parseEnv(text: string) {
 
 const servers = [
   server("a", "this server", () => productionServer({}, "a")),
-  server("b", "stock template (remix-serve, default entry)", () => remixServe("b", defaultEntryDirectory)),
-  server("b'", "remix-serve, this build's entry", () => remixServe("b'")),
-  server("b2", "stock template, other processes (A/A)", () => remixServe("b2", defaultEntryDirectory)),
+  server("b", "remix-serve, the same build", () => remixServe("b")),
+  server("b2", "remix-serve, other processes (A/A)", () => remixServe("b2")),
 ];
 if (EXTRA_ENV)
   servers.push(server("a'", `this server, ${EXTRA_ENV}`, () => productionServer(parseEnv(EXTRA_ENV), "a'")));
 
 const comparisons: Comparison[] = [
-  { a: "a", b: "b", what: "this server / stock template" },
-  { a: "b'", b: "b", what: "this build's entry / default entry, on remix-serve" },
-  { a: "a", b: "b'", what: "this server / remix-serve, same build" },
-  { a: "b2", b: "b", what: "A/A: stock template / itself, other processes" },
-  { a: "a", b: "c", what: "this server / the ceiling" },
+  { a: "a", b: "b", what: "this server / remix-serve" },
+  { a: "a", b: "b2", what: "the same, against the other processes" },
+  { a: "b2", b: "b", what: "A/A: remix-serve / itself" },
   ...(EXTRA_ENV ? [{ a: "a'", b: "a", what: `with ${EXTRA_ENV} / without` }] : []),
 ];
 
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
 async function main() {
   const cpu = os.cpus();
-  const loadAverage = os.loadavg().map((l) => l.toFixed(2));
   console.log(
-    `machine: ${cpu[0]?.model ?? "unknown cpu"}, ${cpu.length} cores, node ${process.version}, load ${loadAverage.join(" ")}`,
+    `machine: ${cpu[0]?.model ?? "unknown cpu"}, ${cpu.length} cores, node ${process.version}, load ${loadAverage()}`,
   );
   console.log(
-    `${ROUNDS} rounds × ${SECONDS} s per series, ${CONNECTIONS} connections, GET / as a browser; ` +
-      `${PROCESSES} processes per server; each re-warmed ${REWARM_SECONDS} s right before it is measured`,
+    `${ROUNDS} rounds × ${SECONDS} s per series, ${CONNECTIONS} connections per server, GET / as a browser, ` +
+      `${servers.map((s) => s.key).join(", ")} at once; ${PROCESSES} processes per server, loaded ${REWARM_SECONDS} s before each round`,
   );
-  buildWithDefaultEntry();
 
   const all: Service[] = [];
   try {
@@ -106,56 +101,46 @@ async function main() {
         s.processes.push(service);
       }
     }
-    const ceiling = server("c", "node:http, the same bytes (ceiling)", () =>
-      startCeiling(servers[0]!.processes[0]!),
-    );
-    ceiling.processes.push(await ceiling.start());
-    all.push(ceiling.processes[0]!);
-    const rows = [...servers, ceiling];
 
     console.log(`\nthe home page as each server sends it (${SERIES.map((s) => s.name).join(" / ")}):`);
-    for (const s of rows) {
+    for (const s of servers) {
       const answers = await Promise.all(SERIES.map((series) => describeAnswer(s.processes[0]!, series)));
       console.log(`${s.label.padEnd(LABEL_WIDTH)}${answers.join(" / ")}`);
     }
 
-    for (const service of all) {
-      for (const series of SERIES) await load(service, series, WARM_UP_SECONDS, CONNECTIONS);
+    for (let i = 0; i < PROCESSES; i++) {
+      const round = servers.map((s) => s.processes[i]!);
+      for (const series of SERIES) await load(round, series, WARM_UP_SECONDS, CONNECTIONS);
     }
 
     for (let round = 0; round < ROUNDS; round++) {
-      // Rotate servers and series each round so none always runs first or last.
-      const order = rows.map((_, i) => rows[(i + round) % rows.length]!);
+      const services = servers.map((s) => s.processes[round % s.processes.length]!);
       const series = round % 2 ? [...SERIES].reverse() : SERIES;
+      await load(services, series[0]!, REWARM_SECONDS, CONNECTIONS);
       const line: string[] = [];
-      for (const s of order) {
-        const service = s.processes[round % s.processes.length]!;
-        await load(service, series[0]!, REWARM_SECONDS, CONNECTIONS);
-        const measured = [];
-        for (const one of series) {
-          const sample = await load(service, one, SECONDS, CONNECTIONS);
-          s.samples.get(one.name)!.push(sample);
-          measured.push(`${one.name} ${sample.rps.toFixed(0)}`);
-        }
-        line.push(`${s.key} ${measured.join(", ")}`);
+      for (const one of series) {
+        const samples = await load(services, one, SECONDS, CONNECTIONS);
+        servers.forEach((s, i) => s.samples.get(one.name)!.push(samples[i]!));
+        line.push(`${one.name} ${samples.map((sample) => sample.cpuMsPerRequest.toFixed(3)).join(" ")}`);
       }
-      console.log(`round ${round + 1}: ${line.join("; ")} req/s`);
+      console.log(`round ${round + 1}: ${line.join("; ")} CPU ms/req, load ${loadAverage()}`);
     }
 
-    printRows(rows);
-    printComparisons(rows, comparisons);
+    printRows(servers);
+    printComparisons(servers, comparisons);
 
     console.log(
       `\nform post round trip (POST, 303, GET), ${ROUND_TRIPS} sequential, after ${REWARM_SECONDS} s of load:`,
     );
     for (const s of servers.filter((s) => s.key !== "b2")) {
       const service = s.processes[0]!;
-      await load(service, SERIES[0], REWARM_SECONDS, CONNECTIONS);
+      await load([service], SERIES[0], REWARM_SECONDS, CONNECTIONS);
       const trips = await formRoundTrips(service, ROUND_TRIPS);
       console.log(
         `${s.label.padEnd(LABEL_WIDTH)} median ${trips.median.toFixed(1)} ms, p95 ${trips.p95.toFixed(1)} ms, failures ${trips.failures}`,
       );
     }
+    console.log(`\nload at the end: ${loadAverage()}`);
   } finally {
     await Promise.all(all.map((s) => s.stop()));
   }

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import autocannon from "autocannon";
-import { median, percentile, postThemeForm, startService, type Service } from "./processes";
+import { median, percentile, postThemeForm, type Service } from "./processes";
 
 /** What a browser sends for a page; with and without the `Accept-Encoding` every browser sends. */
 const BROWSER_HEADERS = {
@@ -21,28 +21,41 @@ export type Series = (typeof SERIES)[number];
 
 export type Sample = { rps: number; p50: number; p99: number; cpuMsPerRequest: number; errors: number };
 
-/** CPU time the process has used (user + system), in ms, from /proc: unlike req/s, steady on a shared host. */
+/**
+ * CPU time the process has spent on all its threads, in ms, from the scheduler's own count
+ * (nanoseconds; /proc/PID/stat counts 10 ms ticks): unlike req/s, steady on a shared host.
+ */
 function cpuMs(pid: number) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+  }
+  return total / 1e6;
 }
-const CLOCK_TICKS_PER_SECOND = 100;
 
-export async function load(service: Service, series: Series, seconds: number, connections: number) {
-  const cpuBefore = cpuMs(service.child.pid!);
-  const result = await autocannon({
-    url: `${service.url}/`,
-    headers: series.headers,
-    connections,
-    duration: seconds,
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpuMsPerRequest: (cpuMs(service.child.pid!) - cpuBefore) / result.requests.total,
-    errors: result.errors + result.timeouts + result.non2xx,
-  } satisfies Sample;
+/**
+ * Loads every service at once, each with its own `connections`, for the same `seconds`: each
+ * figure is taken under the same load of the machine as the others, whatever else runs on it.
+ */
+export function load(services: Service[], series: Series, seconds: number, connections: number) {
+  return Promise.all(
+    services.map(async (service) => {
+      const cpuBefore = cpuMs(service.child.pid!);
+      const result = await autocannon({
+        url: `${service.url}/`,
+        headers: series.headers,
+        connections,
+        duration: seconds,
+      });
+      return {
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        cpuMsPerRequest: (cpuMs(service.child.pid!) - cpuBefore) / result.requests.total,
+        errors: result.errors + result.timeouts + result.non2xx,
+      } satisfies Sample;
+    }),
+  );
 }
 
 /** How the home page goes over the wire for one series: its encoding, size and framing. */
@@ -58,26 +71,6 @@ export function describeAnswer(service: Service, series: Series): Promise<string
       });
       response.on("error", reject);
     });
-  });
-}
-
-/** `node:http` answering with the bytes `source` sends for the home page, brotli'd once at start. */
-export async function startCeiling(source: Service): Promise<Service> {
-  const home = await fetch(`${source.url}/`, { headers: BROWSER_HEADERS });
-  const code = `
-    const zlib = require("node:zlib");
-    const plain = Buffer.from(process.env.BODY, "utf8");
-    const brotli = zlib.brotliCompressSync(plain, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } });
-    require("node:http").createServer((req, res) => {
-      const br = /\\bbr\\b/.test(req.headers["accept-encoding"] ?? "");
-      const body = br ? brotli : plain;
-      res.writeHead(200, { "content-type": process.env.CONTENT_TYPE, "content-length": body.length,
-        ...(br ? { "content-encoding": "br" } : {}) });
-      res.end(body);
-    }).listen(Number(process.env.PORT), "127.0.0.1");`;
-  return startService("node:http", ["--input-type=commonjs", "-e", code], {
-    BODY: await home.text(),
-    CONTENT_TYPE: home.headers.get("content-type")!,
   });
 }
 

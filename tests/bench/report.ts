@@ -7,73 +7,61 @@ export type Row = { key: string; label: string; samples: Map<Series["name"], Sam
 /** a over b: which rows to compare, and why. */
 export type Comparison = { a: string; b: string; what: string };
 
-const span = (values: number[], digits: number) =>
-  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
-
 const column = (text: string, width: number) => text.padStart(width);
-export const LABEL_WIDTH = 48;
+export const LABEL_WIDTH = 44;
+
+/** The values at the given fractions of the sorted list (0.25 is the lower quartile). */
+const quantile = (sorted: number[], fraction: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(fraction * (sorted.length - 1))))]!;
+
+/**
+ * The median's 95 % confidence interval from the order statistics: the ranks a binomial(n, ½)
+ * count falls between 95 % of the time. It assumes nothing about how the ratios are spread.
+ */
+function medianInterval(sorted: number[]) {
+  const n = sorted.length;
+  const half = 1.96 * Math.sqrt(n) * 0.5;
+  const low = Math.max(0, Math.floor(n / 2 - half));
+  const high = Math.min(n - 1, Math.ceil(n / 2 + half) - 1);
+  return [sorted[low]!, sorted[high]!] as const;
+}
+
+export function describeRatios(ratios: number[]) {
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const [low, high] = medianInterval(sorted);
+  const f = (value: number) => value.toFixed(3);
+  return `${f(median(sorted))} [${f(low)}–${f(high)}] IQR ${f(quantile(sorted, 0.25))}–${f(quantile(sorted, 0.75))}`;
+}
 
 export function printRows(rows: Row[]) {
-  for (const series of SERIES) {
-    console.log(`\n${series.title}`);
-    console.log(
-      `${"server".padEnd(LABEL_WIDTH)}${column("req/s median (min–max)", 24)}${column("CPU ms/req (min–max)", 24)}` +
-        `${column("p50 ms", 8)}${column("p99 ms", 8)}${column("errors", 8)}`,
-    );
-    for (const row of rows) {
+  console.log(
+    `\n${"server".padEnd(LABEL_WIDTH)}${SERIES.map((s) => column(`${s.name}: req/s, CPU ms/req`, 30)).join("")}`,
+  );
+  for (const row of rows) {
+    const cells = SERIES.map((series) => {
       const runs = row.samples.get(series.name)!;
-      console.log(
-        `${row.label.padEnd(LABEL_WIDTH)}${column(
-          span(
-            runs.map((r) => r.rps),
-            0,
-          ),
-          24,
-        )}` +
-          `${column(
-            span(
-              runs.map((r) => r.cpuMsPerRequest),
-              2,
-            ),
-            24,
-          )}` +
-          `${column(median(runs.map((r) => r.p50)).toFixed(1), 8)}` +
-          `${column(median(runs.map((r) => r.p99)).toFixed(1), 8)}` +
-          `${column(String(runs.reduce((sum, r) => sum + r.errors, 0)), 8)}`,
-      );
-    }
+      const rps = median(runs.map((r) => r.rps)).toFixed(0);
+      const cpu = median(runs.map((r) => r.cpuMsPerRequest)).toFixed(3);
+      const errors = runs.reduce((sum, r) => sum + r.errors, 0);
+      return column(`${rps}, ${cpu}${errors ? ` (${errors} errors)` : ""}`, 30);
+    });
+    console.log(`${row.label.padEnd(LABEL_WIDTH)}${cells.join("")}`);
   }
 }
 
 /**
- * Each ratio is of the two medians; in brackets the lowest and highest of the per-round ratios,
- * each of two samples taken moments apart. By CPU the ratio is b's cost over a's: above 1, a is cheaper.
+ * CPU per request of a over b, one ratio per round (the two measured moments apart): their
+ * median, its 95 % interval in brackets, and the interquartile range of the rounds.
  */
 export function printComparisons(rows: Row[], comparisons: Comparison[]) {
   const byKey = new Map(rows.map((row) => [row.key, row]));
-  const ratio = (a: number[], b: number[]) => {
-    const perRound = a.map((value, round) => value / b[round]!);
-    const range = `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}`;
-    return `${(median(a) / median(b)).toFixed(2)} (${range})`;
-  };
-  console.log(
-    `\nratio of medians (per-round ratios min–max); CPU is b's ms/req over a's: above 1, a is cheaper`,
-  );
-  const heads = SERIES.map((s) => `${column(`${s.name} req/s a/b`, 20)}${column("CPU b/a", 20)}`);
-  console.log(`${"".padEnd(58)}${heads.join("")}`);
-  for (const { a, b, what } of comparisons) {
-    const cells = SERIES.map((series) => {
+  console.log(`\nCPU per request, a over b: median of the per-round ratios [95 % interval], IQR`);
+  for (const series of SERIES) {
+    console.log(series.title);
+    for (const { a, b, what } of comparisons) {
       const [ofA, ofB] = [a, b].map((key) => byKey.get(key)!.samples.get(series.name)!);
-      const rps = ratio(
-        ofA!.map((s) => s.rps),
-        ofB!.map((s) => s.rps),
-      );
-      const cpu = ratio(
-        ofB!.map((s) => s.cpuMsPerRequest),
-        ofA!.map((s) => s.cpuMsPerRequest),
-      );
-      return `${column(rps, 20)}${column(cpu, 20)}`;
-    });
-    console.log(`${`${a}/${b}`.padEnd(6)}${what.padEnd(52)}${cells.join("")}`);
+      const ratios = ofA!.map((sample, round) => sample.cpuMsPerRequest / ofB![round]!.cpuMsPerRequest);
+      console.log(`  ${`${a}/${b}`.padEnd(6)}${what.padEnd(44)} ${describeRatios(ratios)}`);
+    }
   }
 }

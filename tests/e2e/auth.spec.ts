@@ -1,24 +1,13 @@
-import type http from "node:http";
-import { startSignInApp, type SignInApp } from "../support/oidc-app";
+import { answerThingsApi, startSignInApp, type SignInApp } from "../support/oidc-app";
 import type { Page } from "@playwright/test";
 import { test as base, expect } from "./fixtures";
-
-const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
-
-function answerThings(req: http.IncomingMessage, res: http.ServerResponse) {
-  const json = (body: unknown) =>
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-  if (req.url?.startsWith("/things?")) return json({ items: [THING], page: 1, pageCount: 1 });
-  if (req.method === "PUT") return json({ ...THING, featured: true });
-  return json(THING);
-}
 
 // The reference app with sign-in through a real OpenID provider; its dev login pages are forms.
 const test = base.extend<object, { signInApp: SignInApp }>({
   signInApp: [
     async ({}, use) => {
       const signInApp = await startSignInApp({ referenceApp: true });
-      signInApp.upstream.handle(answerThings);
+      signInApp.upstream.handle(answerThingsApi(() => true));
       await use(signInApp);
       await signInApp.stop();
     },

@@ -22,6 +22,9 @@ export const test = base.extend<Fixtures>({
 
 export { expect };
 
+/** Tags a test that only means something with JavaScript: the javascript-disabled project leaves it out. */
+export const JAVASCRIPT_ONLY = { tag: "@javascript-only" };
+
 /** Marks the window so a test can tell a full page load (marker gone) from a client-side update. */
 export async function markWindow(page: Page) {
   await page.evaluate(() => Object.assign(window, { untouchedSinceLoad: true }));

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { buildReferenceApp } from "../support/reference-app";
 import { projectRoot, startServer, type RunningServer } from "../support/server";
-import { test as base, expect } from "./fixtures";
+import { test as base, expect, JAVASCRIPT_ONLY } from "./fixtures";
 
 // The framework's advisories (docs/security.md, Dependencies) tried against the build, through
 // the reference app's faults/reflected-input route, which hands the visitor's input to the
@@ -80,22 +80,23 @@ const offSiteTargets = (host: string) => [
   `\\${host}/`,
 ];
 
-test("the browser build rebuilds hydration errors through the patched copy only (GHSA-337j-9hxr-rhxg)", async ({
-  javaScriptEnabled,
-}) => {
-  test.skip(!javaScriptEnabled, "reads the build, once");
-  for (const build of [projectRoot, await buildReferenceApp()]) {
-    const folder = path.join(build, "public/build");
-    const scripts = readdirSync(folder, { recursive: true, encoding: "utf8" })
-      .filter((file) => file.endsWith(".js"))
-      .map((file) => readFileSync(path.join(folder, file), "utf8"));
-    // react-router-dom's own copy comes with createBrowserRouter's hydration, absent here.
-    expect(scripts.filter((script) => script.includes("__staticRouterHydrationData"))).toEqual([]);
-    const lookups = scripts.flatMap((script) => script.match(/.{120}window\[\w+\.__subType\]/g) ?? []);
-    expect(lookups).toHaveLength(1);
-    expect(lookups[0]).toContain('"URIError"].includes(');
-  }
-});
+test(
+  "the browser build rebuilds hydration errors through the patched copy only (GHSA-337j-9hxr-rhxg)",
+  JAVASCRIPT_ONLY,
+  async () => {
+    for (const build of [projectRoot, await buildReferenceApp()]) {
+      const folder = path.join(build, "public/build");
+      const scripts = readdirSync(folder, { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".js"))
+        .map((file) => readFileSync(path.join(folder, file), "utf8"));
+      // react-router-dom's own copy comes with createBrowserRouter's hydration, absent here.
+      expect(scripts.filter((script) => script.includes("__staticRouterHydrationData"))).toEqual([]);
+      const lookups = scripts.flatMap((script) => script.match(/.{120}window\[\w+\.__subType\]/g) ?? []);
+      expect(lookups).toHaveLength(1);
+      expect(lookups[0]).toContain('"URIError"].includes(');
+    }
+  },
+);
 
 test("a link to a path that a browser reads as another site stays on this one (GHSA-wrjc-x8rr-h8h6)", async ({
   page,
@@ -114,9 +115,8 @@ test("a link to a path that a browser reads as another site stays on this one (G
   expect(elsewhere.visits).toEqual([]);
 });
 
-test.describe("with the browser's router", () => {
-  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "the attacks go through client-side navigation");
-
+// The attacks go through client-side navigation.
+test.describe("with the browser's router", JAVASCRIPT_ONLY, () => {
   test("navigate() to a target that a browser reads as another site stays on this one (GHSA-9jcx-v3wj-wh4m, GHSA-wrjc-x8rr-h8h6)", async ({
     page,
     baseURL,

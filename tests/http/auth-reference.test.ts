@@ -1,38 +1,9 @@
-import type http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
-import { startSuiteSignInApp } from "../support/oidc-app";
+import { answerThingsApi, bearer, startSuiteSignInApp } from "../support/oidc-app";
 import { expectCataloguePage } from "../support/reference-app";
-
-const THING = {
-  id: "1",
-  name: "Anchor",
-  quantity: 1,
-  colour: "red",
-  featured: false,
-  notes: "",
-  version: 1,
-};
-
-/** The API: a thing, featured only with a bearer token, or with the token `accepts` allows. */
-function answerThings(accepts: (authorization: string | undefined, attempt: number) => boolean) {
-  let attempt = 0;
-  return (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const json = (status: number, body: unknown) =>
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (req.method === "GET" && req.url === "/things/1") return json(200, THING);
-    if (req.method === "PUT" && req.url === "/things/1/featured") {
-      attempt += 1;
-      if (!accepts(req.headers.authorization, attempt)) return json(401, { error: "invalid_token" });
-      return json(200, { ...THING, featured: true });
-    }
-    return json(404, {});
-  };
-}
-
-const bearer = (authorization: string | undefined) => /^Bearer [\w.~+/-]+=*$/.test(authorization ?? "");
 
 const post = (browser: Browser, url: string) =>
   browser.fetch(url, {
@@ -45,7 +16,7 @@ describe("the reference feature's guarded write", () => {
   const suite = startSuiteSignInApp({ referenceApp: true });
 
   it("sends a signed-out visitor to sign in and back to the page they asked for", async () => {
-    suite.upstream.handle(answerThings(bearer));
+    suite.upstream.handle(answerThingsApi(bearer));
     const browser = new Browser();
     const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(page.status).toBe(303);
@@ -65,7 +36,7 @@ describe("the reference feature's guarded write", () => {
   });
 
   it("answers 403 to a visitor without the role, for the page and the write", async () => {
-    suite.upstream.handle(answerThings(bearer));
+    suite.upstream.handle(answerThingsApi(bearer));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "bob");
     await expectCataloguePage(await browser.fetch(`${suite.app.url}/things/1/feature`), "FORBIDDEN");
@@ -74,7 +45,7 @@ describe("the reference feature's guarded write", () => {
   });
 
   it("sends the visitor's access token on their calls only", async () => {
-    suite.upstream.handle(answerThings(bearer));
+    suite.upstream.handle(answerThingsApi(bearer));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
     const written = await post(browser, `${suite.app.url}/things/1/feature`);
@@ -89,7 +60,9 @@ describe("the reference feature's guarded write", () => {
 
   it("refreshes the token once when the API refuses it, and sends the call again", async () => {
     const seen: string[] = [];
-    suite.upstream.handle(answerThings((authorization, attempt) => (seen.push(authorization!), attempt > 1)));
+    suite.upstream.handle(
+      answerThingsApi((authorization, attempt) => (seen.push(authorization!), attempt > 1)),
+    );
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
     const refreshesBefore = suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
@@ -112,7 +85,7 @@ describe("the reference feature's guarded write", () => {
   });
 
   it("asks the visitor to sign in again when the API refuses the fresh token too", async () => {
-    suite.upstream.handle(answerThings(() => false));
+    suite.upstream.handle(answerThingsApi(() => false));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
     await expectCataloguePage(await post(browser, `${suite.app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
@@ -127,7 +100,7 @@ describe("access tokens near their expiry", () => {
     provider: { accessTokenSeconds: ACCESS_TOKEN_SECONDS },
   });
 
-  beforeAll(() => suite.upstream.handle(answerThings(bearer)));
+  beforeAll(() => suite.upstream.handle(answerThingsApi(bearer)));
 
   const refreshCount = () => suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
 

@@ -7,7 +7,7 @@ import { expectNoServerErrors, startServer, waitFor, type RunningServer } from "
 // on loopback; a Redis that goes away never costs a request.
 
 const LIMIT = 4;
-// server/edge/rate-limit-store.ts: the longest a write waits on Redis.
+// server/edge/rate-limit.ts: the longest a write waits on Redis.
 const COMMAND_TIMEOUT_MS = 250;
 const form = new URLSearchParams({ theme: "dark", redirectTo: "/" }).toString();
 

@@ -1,9 +1,7 @@
 import type { Socket } from "node:net";
 import zlib from "node:zlib";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { onCallOutcome, type CallOutcomeEvent } from "~/api/call-outcomes.server";
-import { callApi } from "~/api/client.server";
-import { createRetryBudget } from "~/api/retry-policy.server";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { callApi, onCallOutcome, type CallOutcomeEvent } from "~/api/client.server";
 import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
 import { createThingOnce, deleteThing, getLooseThing } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
@@ -41,6 +39,8 @@ beforeAll(async () => {
 
 // A deadline no answer here comes near, however busy the machine; tests about it set their own.
 const DEADLINE_MS = 10_000;
+// Ten retries saved, as a process starts; each call earns a tenth of one.
+const FULL_BUDGET = 100;
 
 beforeEach(() => {
   events = [];
@@ -48,9 +48,12 @@ beforeEach(() => {
     API_BASE_URL: upstream.url,
     API_TIMEOUT_MS: DEADLINE_MS,
     API_MAX_RESPONSE_BYTES: 1_024,
-    API_HEALTH_PATH: "/health",
-    retryBudget: createRetryBudget(),
+    retryBudget: { credits: FULL_BUDGET },
   };
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 afterAll(async () => {
@@ -292,7 +295,11 @@ describe("a status that says the API is busy or failing", () => {
     expect(upstream.received).toHaveLength(1);
   });
 
-  it("waits with jitter between retries", async () => {
+  it.each([
+    ["its lowest", 0, [49, 99]],
+    ["its highest", 0.999, [99, 199]],
+  ])("waits with jitter between retries, doubling: the draw at %s", async (_case, draw, least) => {
+    vi.spyOn(Math, "random").mockReturnValue(draw);
     const starts: number[] = [];
     upstream.handle((_req, res) => {
       starts.push(performance.now());
@@ -301,8 +308,8 @@ describe("a status that says the API is busy or failing", () => {
     await getFailure(getOne());
     const waits = [starts[1]! - starts[0]!, starts[2]! - starts[1]!];
     console.info(`waits before the retries: ${waits.map((ms) => ms.toFixed(0)).join(", ")} ms`);
-    expect(waits[0]).toBeGreaterThanOrEqual(49);
-    expect(waits[1]).toBeGreaterThanOrEqual(99);
+    expect(waits[0]).toBeGreaterThanOrEqual(least[0]!);
+    expect(waits[1]).toBeGreaterThanOrEqual(least[1]!);
   });
 });
 
@@ -340,20 +347,25 @@ describe("Retry-After", () => {
     expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(999);
   });
 
-  it.each(["-1", "soon", "", "1.5", new Date(Date.now() - 60_000).toUTCString()])(
-    "is ignored when it is %j, and the retries go on with their own waits",
-    async (retryAfter) => {
-      const starts = answerBusy(retryAfter);
-      expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
-      expect(starts).toHaveLength(3);
-      // Its own jittered waits: at least half of 100 and of 200 ms, and far from the 1.5 s that
-      // "1.5" would be if it were read as seconds.
-      const waits = [starts[1]! - starts[0]!, starts[2]! - starts[1]!];
-      expect(waits[0]).toBeGreaterThanOrEqual(49);
-      expect(waits[1]).toBeGreaterThanOrEqual(99);
-      for (const wait of waits) expect(wait).toBeLessThan(1_400);
-    },
-  );
+  it.each([
+    "-1",
+    "soon",
+    "",
+    "1.5",
+    "1e3",
+    "Someday, 99 Foo 2026",
+    new Date(Date.now() - 60_000).toUTCString(),
+  ])("is ignored when it is %j, and the retries go on with their own waits", async (retryAfter) => {
+    const starts = answerBusy(retryAfter);
+    expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
+    expect(starts).toHaveLength(3);
+    // Its own jittered waits: at least half of 100 and of 200 ms, and far from the 1.5 s that
+    // "1.5" would be if it were read as seconds.
+    const waits = [starts[1]! - starts[0]!, starts[2]! - starts[1]!];
+    expect(waits[0]).toBeGreaterThanOrEqual(49);
+    expect(waits[1]).toBeGreaterThanOrEqual(99);
+    for (const wait of waits) expect(wait).toBeLessThan(1_400);
+  });
 });
 
 describe("the retry budget", () => {
@@ -374,32 +386,58 @@ describe("the retry budget", () => {
   });
 
   it("reports a retry it refuses", async () => {
-    settings.retryBudget = createRetryBudget({ max: 0 });
+    settings.retryBudget = { credits: 0 };
     upstream.handle((_req, res) => sendJson(res, 503, {}));
     expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(1);
     expect(outcomes()).toEqual(["budget_exhausted", "unavailable"]);
   });
+
+  it("buys one retry with every ten calls once spent", async () => {
+    settings.retryBudget = { credits: 0 };
+    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    for (let call = 0; call < 10; call++) await getFailure(getOne());
+    expect(upstream.received).toHaveLength(11);
+    expect(outcomes().filter((outcome) => outcome === "retry")).toHaveLength(1);
+  });
+
+  it("saves no more than ten retries, however many calls went well", async () => {
+    upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "Thing" }));
+    for (let call = 0; call < 20; call++) await getOne();
+    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    // Five calls spend the ten saved retries; the sixth finds too few credits left.
+    for (let call = 0; call < 6; call++) await getFailure(getOne());
+    expect(upstream.received).toHaveLength(5 * 3 + 1);
+  });
 });
 
 describe("JSON nesting", () => {
   const getLoose = () => callApi(createIncoming(), getLooseThing, { params: { id: "1" } }, settings);
-  const nested = (depth: number) => `{"id":"1","extra":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+  const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 
+  // The object around `extra` is one level: `extra` may nest 63 more.
   it.each([
-    ["100,000 deep", 100_000],
-    ["65 deep, one past the limit", 64],
-  ])("is refused as a bad answer when %s", async (_case, arrays) => {
+    ["100,000 deep", `{"id":"1","extra":${nested(100_000)}}`],
+    ["65 deep, one past the limit", `{"id":"1","extra":${nested(64)}}`],
+    ["65 deep after a string ending in an escaped backslash", `{"id":"\\\\","extra":${nested(64)}}`],
+    ["65 deep in objects and arrays mixed", `{"id":"1","extra":${'[{"a":'.repeat(32)}1${"}]".repeat(32)}}`],
+  ])("is refused as a bad answer when %s", async (_case, body) => {
     settings.API_MAX_RESPONSE_BYTES = 1_000_000;
-    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK"), nested(arrays)));
+    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK"), body));
     expect(await getFailure(getLoose())).toEqual(BAD_ANSWER);
     expect(outcomes()).toEqual(["bad_answer"]);
   });
 
-  it("is accepted up to 64 deep, brackets inside strings not counted", async () => {
-    const body = `{"id":"[[[[\\"[[[","extra":${"[".repeat(63)}"]]]{{{"${"]".repeat(63)}}`;
+  it.each([
+    [
+      "brackets inside strings not counted",
+      `{"id":"[[[[\\"[[[","extra":${"[".repeat(63)}"]]]{{{"${"]".repeat(63)}}`,
+      '[[[["[[[',
+    ],
+    ["siblings, which do not add up", `{"id":"1","extra":[${nested(62)},${nested(62)},${nested(62)}]}`, "1"],
+  ])("is accepted up to 64 deep: %s", async (_case, body, id) => {
     upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", CLOSE), body));
-    expect(await getLoose()).toMatchObject({ id: '[[[["[[[' });
+    expect(await getLoose()).toMatchObject({ id });
   });
 });
 

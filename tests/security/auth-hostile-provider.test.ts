@@ -1,7 +1,7 @@
-import type http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
+import { answerThingsApi } from "../support/oidc-app";
 import { Browser } from "../support/oidc-browser";
 import {
   HUGE_ANSWER_BYTES,
@@ -170,25 +170,6 @@ describe("tokens that could not be sent in a header", () => {
   });
 });
 
-/** The reference feature's API: its thing, and a guarded write that accepts only `accepted` tokens. */
-function answerThings(accepted: (authorization: string | undefined) => boolean) {
-  const thing = {
-    id: "1",
-    name: "Anchor",
-    quantity: 1,
-    colour: "red",
-    featured: false,
-    notes: "",
-    version: 1,
-  };
-  return (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const json = (status: number, body: unknown) =>
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (req.method === "PUT") return accepted(req.headers.authorization) ? json(200, thing) : json(401, {});
-    return json(200, thing);
-  };
-}
-
 const postFeature = (browser: Browser, suite: ScriptedSuite) =>
   browser.fetch(`${suite.app.url}/things/1/feature`, {
     method: "POST",
@@ -229,7 +210,7 @@ describe("token refreshes", () => {
   };
 
   it("end the session when the refreshed ID token names someone else (an API's 401)", async () => {
-    suite.upstream.handle(answerThings(() => false));
+    suite.upstream.handle(answerThingsApi(() => false));
     const browser = await signInAs("alice", "Alice");
     const copy = browser.jar(suite.app.url).get("session")!;
     suite.provider.subject = { sub: "eve", name: "Eve", roles: ["editor", "admin"] };
@@ -244,7 +225,7 @@ describe("token refreshes", () => {
   });
 
   it("end the session when the refreshed ID token names someone else (a token due)", async () => {
-    suite.upstream.handle(answerThings(() => true));
+    suite.upstream.handle(answerThingsApi(() => true));
     const browser = await signInAs("bob", "Bob", 1);
     suite.provider.subject = { sub: "eve", name: "Eve", roles: ["editor", "admin"] };
     // Due once less than a quarter of its second remains; waiting longer only makes it more so.
@@ -258,7 +239,7 @@ describe("token refreshes", () => {
 
   it("end the session when a refreshed access token could not be sent in a header", async () => {
     const sent: (string | undefined)[] = [];
-    suite.upstream.handle(answerThings((authorization) => (sent.push(authorization), false)));
+    suite.upstream.handle(answerThingsApi((authorization) => (sent.push(authorization), false)));
     const browser = await signInAs("carol", "Carol");
     suite.provider.accessToken = "token\r\nX-Injected: 1";
     await expectCataloguePage(await postFeature(browser, suite), "SIGN_IN_REQUIRED");
@@ -269,7 +250,7 @@ describe("token refreshes", () => {
   it.each<TokenAnswer>(["error-500", "hang"])(
     "that failed (%s) are tried again by the next request once the provider answers",
     async (failure) => {
-      suite.upstream.handle(answerThings((authorization) => authorization !== "Bearer dave-first-token"));
+      suite.upstream.handle(answerThingsApi((authorization) => authorization !== "Bearer dave-first-token"));
       const browser = await signInAs("dave", "Dave");
       suite.provider.answer = failure;
       suite.provider.accessToken = "dave-second-token";

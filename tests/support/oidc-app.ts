@@ -1,3 +1,4 @@
+import type http from "node:http";
 import { afterAll, beforeAll } from "vitest";
 import {
   startOpenIdProvider,
@@ -64,3 +65,27 @@ export function startSuiteSignInApp(options: Options = {}) {
   });
   return suite;
 }
+
+const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
+
+/**
+ * The reference feature's API for sign-in tests: its thing, listed and read by anyone, featured
+ * only with a token `accepts` allows (`attempt` counts the feature requests from 1), else 401.
+ */
+export function answerThingsApi(accepts: (authorization: string | undefined, attempt: number) => boolean) {
+  let attempt = 0;
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.method === "GET" && req.url?.startsWith("/things?"))
+      return json(200, { items: [THING], page: 1, pageCount: 1 });
+    if (req.method === "GET" && req.url === "/things/1") return json(200, THING);
+    if (req.method !== "PUT" || req.url !== "/things/1/featured") return json(404, {});
+    if (!accepts(req.headers.authorization, ++attempt)) return json(401, { error: "invalid_token" });
+    return json(200, { ...THING, featured: true });
+  };
+}
+
+/** Whether a request carries a bearer token. */
+export const bearer = (authorization: string | undefined) =>
+  /^Bearer [\w.~+/-]+=*$/.test(authorization ?? "");

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { requireHeaderSafeTokens, UntrustedTokensError } from "~/auth/provider.server";
-import { readUser } from "~/auth/session.server";
+import { readUser, UntrustedTokensError, withTokens } from "~/auth/provider.server";
 import {
-  createMemorySessionStore,
+  createMemoryBackend,
   createSessionId,
+  createSessionStore,
   getSessionTtlSeconds,
   MAX_MEMORY_SESSIONS,
   type Session,
@@ -66,33 +66,32 @@ describe("sessions in memory", () => {
   }).signIn!;
 
   it("keeps at most MAX_MEMORY_SESSIONS, the least recently saved going first", async () => {
-    const store = createMemorySessionStore();
+    const store = createSessionStore(createMemoryBackend(), settings);
     const now = Date.now();
     const sessions = Array.from(
       { length: MAX_MEMORY_SESSIONS + 1 },
       () => ({ id: createSessionId(), createdAt: now, seenAt: now }) as Session,
     );
-    for (const session of sessions.slice(0, MAX_MEMORY_SESSIONS)) await store.save(session, settings);
-    await store.save(sessions[0]!, settings);
-    await store.save(sessions.at(-1)!, settings);
-    expect(await store.reload(sessions[0]!)).not.toBeNull();
-    expect(await store.reload(sessions[1]!)).toBeNull();
-    expect(await store.reload(sessions.at(-1)!)).not.toBeNull();
+    for (const session of sessions.slice(0, MAX_MEMORY_SESSIONS)) await store.save(session);
+    await store.save(sessions[0]!);
+    await store.save(sessions.at(-1)!);
+    expect(await store.get(sessions[0]!.id)).not.toBeNull();
+    expect(await store.get(sessions[1]!.id)).toBeNull();
+    expect(await store.get(sessions.at(-1)!.id)).not.toBeNull();
   });
 });
 
-describe("requireHeaderSafeTokens", () => {
-  it("accepts what a header can carry and refuses the rest", () => {
-    expect(() =>
-      requireHeaderSafeTokens({ access_token: "eyJ.a-b_c~d+e/f=", token_type: "bearer" }),
-    ).not.toThrow();
-    for (const access_token of ["a\r\nb", "a\u0000", "tökén", " padded", ""]) {
-      expect(() => requireHeaderSafeTokens({ access_token, token_type: "bearer" })).toThrow(
-        UntrustedTokensError,
-      );
+describe("withTokens", () => {
+  const tokens = (access_token: string, token_type = "bearer") =>
+    ({ access_token, token_type, expiresIn: () => 300, claims: () => undefined }) as unknown as Parameters<
+      typeof withTokens
+    >[1];
+
+  it("takes tokens a header can carry and refuses the rest", () => {
+    expect(withTokens({}, tokens("eyJ.a-b_c~d+e/f="), "roles").accessToken).toBe("eyJ.a-b_c~d+e/f=");
+    for (const accessToken of ["a\r\nb", "a\u0000", "tökén", " padded", ""]) {
+      expect(() => withTokens({}, tokens(accessToken), "roles")).toThrow(UntrustedTokensError);
     }
-    expect(() =>
-      requireHeaderSafeTokens({ access_token: "a", token_type: "bearer\n" as Lowercase<string> }),
-    ).toThrow(UntrustedTokensError);
+    expect(() => withTokens({}, tokens("a", "bearer\n"), "roles")).toThrow(UntrustedTokensError);
   });
 });

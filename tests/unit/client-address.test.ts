@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normaliseAddress } from "../../server/edge/client-address";
+import { normaliseAddress } from "../../server/edge/rate-limit";
 
 describe("normaliseAddress", () => {
   it.each([

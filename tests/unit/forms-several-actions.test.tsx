@@ -5,10 +5,10 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
+import { UpstreamFormErrors } from "~/api/client.server";
 import { ErrorSummary, PageMessage, SubmitButton, TextField, useValidatedForm, ValidatedForm } from "~/forms";
 import { submitForm, submitIntent } from "~/forms/index.server";
 import { errorCatalogue } from "~/lib/errors";
-import { refusal } from "./forms-refusal";
 
 // A fixture page with two actions, each its own form; no product behaviour.
 const NoteFormSchema = z.object({ text: z.string({ error: "Enter a note." }) });
@@ -16,7 +16,7 @@ const RenameFormSchema = z.object({ text: z.string({ error: "Enter a name." }) }
 
 const received: string[] = [];
 let holdRename: Promise<void> | null = null;
-let refuseRename: Error | null = null;
+let refuseRename: UpstreamFormErrors | null = null;
 
 async function action({ request }: ActionFunctionArgs) {
   return submitIntent(request, {
@@ -114,7 +114,10 @@ describe("a page with two actions", () => {
   });
 
   it("shows the API's answer to one action's field on its form only, keeping what was typed in both", async () => {
-    refuseRename = refusal(422, { formErrors: [], fieldErrors: { text: ["Taken meanwhile."] } });
+    refuseRename = new UpstreamFormErrors(422, {
+      formErrors: [],
+      fieldErrors: { text: ["Taken meanwhile."] },
+    });
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
     await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
@@ -216,7 +219,7 @@ describe("one form with two buttons", () => {
 
 describe("a refusal about the whole page", () => {
   it("shows in the page message in its own words, not on the form, keeping what was typed in both forms", async () => {
-    refuseRename = refusal(409, { formErrors: ["Renamed meanwhile."], fieldErrors: {} });
+    refuseRename = new UpstreamFormErrors(409, { formErrors: ["Renamed meanwhile."], fieldErrors: {} });
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
     await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
@@ -277,7 +280,10 @@ function renderRows() {
             async submit({ id, quantity }) {
               await holdRename;
               if (quantity > 100)
-                throw refusal(422, { formErrors: [], fieldErrors: { quantity: ["Too many."] } });
+                throw new UpstreamFormErrors(422, {
+                  formErrors: [],
+                  fieldErrors: { quantity: ["Too many."] },
+                });
               received.push(`update ${id}: ${quantity}`);
               return { redirectTo: "/" };
             },

@@ -5,6 +5,7 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
+import { UpstreamFormErrors } from "~/api/client.server";
 import {
   CheckboxField,
   ErrorSummary,
@@ -16,7 +17,6 @@ import {
   ValidatedForm,
 } from "~/forms";
 import { submitForm } from "~/forms/index.server";
-import { refusal } from "./forms-refusal";
 
 // A fixture form with one field of each kind; no product behaviour.
 const FixtureFormSchema = z.object({
@@ -41,7 +41,7 @@ const COLOURS = [
 
 const submitted: FixtureValues[] = [];
 /** What the fixture's "API" answers to the next valid submission, if anything. */
-let apiAnswer: Error | null = null;
+let apiAnswer: UpstreamFormErrors | null = null;
 
 async function action({ request }: ActionFunctionArgs) {
   return submitForm(request, FixtureFormSchema, async (value) => {
@@ -215,7 +215,7 @@ describe("the form toolkit", () => {
   });
 
   it("shows the API's answer beside the fields and above the form, keeping what was sent", async () => {
-    apiAnswer = refusal(422, {
+    apiAnswer = new UpstreamFormErrors(422, {
       formErrors: ["The service refused this."],
       fieldErrors: { name: ["That name is taken."], reference: ["Unknown reference."] },
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formMessage, getFieldName, problemDetails } from "~/api/problem-details.server";
+import { formMessage, problemDetails } from "~/api/client.server";
 
 describe("problemDetails", () => {
   const read = problemDetails();
@@ -51,7 +51,9 @@ describe("problemDetails", () => {
   );
 });
 
-describe("getFieldName", () => {
+describe("a JSON pointer", () => {
+  const read = problemDetails();
+
   it.each([
     ["#/name", "name"],
     ["/name", "name"],
@@ -63,8 +65,13 @@ describe("getFieldName", () => {
     ["", ""],
     ["name", ""],
     ["#/%E0%A4%A", ""],
-  ])("reads %j as %j", (pointer, name) => {
-    expect(getFieldName(pointer)).toBe(name);
+  ])("%j names the field %j (none: the form)", (pointer, name) => {
+    const reply = read({ errors: [{ detail: "wrong", pointer }] });
+    expect(reply).toEqual(
+      name
+        ? { formErrors: [], fieldErrors: { [name]: ["wrong"] } }
+        : { formErrors: ["wrong"], fieldErrors: {} },
+    );
   });
 });
 

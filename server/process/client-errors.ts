@@ -1,11 +1,11 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { getError, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
-import { ALLOWED_METHODS } from "./request-checks";
-import { renderErrorPage } from "./error-page";
+import { ALLOWED_METHODS } from "../edge/checks";
+import { renderErrorPage } from "../edge/error-page";
 
-// Requests Node refuses before Express sees them carry no nonce and need no script.
+// What Node refuses before Express sees it carries no nonce and needs no script.
 const HEADERS = [
   "Content-Type: text/html; charset=utf-8",
   "Cache-Control: no-store",
@@ -14,35 +14,26 @@ const HEADERS = [
   "Referrer-Policy: strict-origin-when-cross-origin",
   "Connection: close",
 ];
-
 const codeForParserError: Record<string, ErrorCode> = {
   HPE_HEADER_OVERFLOW: "HEADERS_TOO_LARGE",
   HPE_CHUNK_EXTENSIONS_OVERFLOW: "PAYLOAD_TOO_LARGE",
   ERR_HTTP_REQUEST_TIMEOUT: "REQUEST_TIMEOUT",
 };
 
-/**
- * Node's own answer to a request it could not parse or that came too slowly (its
- * `clientError`), as the catalogue's page instead of a bare status line; then the connection
- * goes. Nothing is written when an answer has already started. It is the client's fault: one
- * info line, no stack, nothing it sent; a request already handed to the app gets its own
- * request line (aborted, with this status) instead.
- */
+/** A request Node could not parse, or that came too slowly, gets the catalogue's page unless an answer has started. */
 export function handleClientError(error: Error & { code?: string }, socket: Duplex) {
-  // As Node's own handler does: never write into the middle of an answer already under way.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean; statusCode: number } })
-    ._httpMessage;
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const code = codeForParserError[error.code ?? ""] ?? "BAD_REQUEST";
     const { status } = getError(code);
     socket.write(formatResponse(code));
+    // A request the app has is logged by its own line, aborted, with this status.
     if (inFlight) inFlight.statusCode = status;
     else logger.info({ status, reason: error.code }, "refused a request Node could not read");
   }
   socket.destroy();
 }
 
-/** CONNECT is for proxies: Node hands it over outside Express, so it is refused here. */
 export function refuseConnect(_req: IncomingMessage, socket: Duplex) {
   socket.end(formatResponse("METHOD_NOT_ALLOWED", [`Allow: ${ALLOWED_METHODS.join(", ")}`]));
 }

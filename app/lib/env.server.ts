@@ -1,0 +1,121 @@
+import { z } from "zod";
+
+// Every environment variable the app reads, validated once at start by getConfig (config.server.ts);
+// docs/configuration.md has a row for each.
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
+const seconds = z.coerce.number().int().min(1).max(31_536_000);
+const bytes = z.coerce.number().int().min(1).max(1_073_741_824);
+const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), {
+  message: "must be a redis:// or rediss:// URL",
+});
+
+/** An http(s) URL `accept`s, as `transform` makes it, else the issue `example` explains. */
+const url = (example: string, accept: (url: URL, text: string) => boolean, transform: (url: URL) => string) =>
+  z.string().transform((text, ctx) => {
+    const parsed = URL.canParse(text) ? new URL(text) : null;
+    if (parsed && /^https?:$/.test(parsed.protocol) && accept(parsed, text)) return transform(parsed);
+    ctx.addIssue({ code: "custom", message: `must be ${example}` });
+    return z.NEVER;
+  });
+const plain = (url: URL) => !url.search && !url.hash && !url.username && !url.password;
+const isLoopback = (url: URL) => ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+
+export const EnvSchema = z.object({
+  /** `production` unless set; `development` turns on readable logs and live reload. */
+  NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+  /** TCP port to listen on; 0 picks a free one (tests use this). */
+  PORT: port.default(3000),
+  /** Interface to listen on; unset listens on all of them. */
+  HOST: z.string().min(1).optional(),
+  /** The public origin visitors use (`https://example.com`); when https, cookies are Secure. */
+  ORIGIN: url(
+    "an http(s) origin such as https://example.com, with no path",
+    (url, text) => url.origin === text.replace(/\/$/, ""),
+    (url) => url.origin,
+  ).optional(),
+  /** Signs cookies; comma-separated for rotation (the first signs, all verify), the same on every instance. */
+  SESSION_SECRET: z
+    .string()
+    .transform((value) => value.split(",").map((secret) => secret.trim()))
+    .pipe(z.array(z.string().min(32, "each secret must be at least 32 characters")).min(1))
+    .optional(),
+  /** pino level: fatal, error, warn, info, debug, trace or silent. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** How long the server goes on serving after SIGTERM/SIGINT, /readyz answering 503, before it drains. */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
+  /** How long in-flight requests may run once draining starts, before the process exits. */
+  SHUTDOWN_TIMEOUT_MS: milliseconds.default(10_000),
+  /** Time a client has to send all request headers. */
+  HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
+  /** Time a client has to send the whole request. */
+  REQUEST_TIMEOUT_MS: milliseconds.default(30_000),
+  /** How long an answer may wait on a client that stopped reading it before the connection is closed. */
+  SEND_TIMEOUT_MS: milliseconds.default(30_000),
+  /** How long an idle keep-alive connection stays open. */
+  KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(5_000),
+  /** Largest request body accepted; larger ones are refused with 413. */
+  BODY_LIMIT_BYTES: bytes.default(1_048_576),
+  /** Base URL of the API the app calls (`https://api.example.com/v1`); unset when it calls none. */
+  API_BASE_URL: url("an http(s) URL such as https://api.example.com/v1", plain, (url) =>
+    url.href.replace(/\/$/, ""),
+  ).optional(),
+  /** Deadline for one call to the API, retries included; also bounds the readiness check. */
+  API_TIMEOUT_MS: milliseconds.default(5_000),
+  /** Path under API_BASE_URL that /readyz asks; any answer below 500 counts as ready. */
+  API_HEALTH_PATH: z
+    .string()
+    .regex(/^\/[^?#]*$/, "must be a path starting with /")
+    .default("/"),
+  /** Largest API answer read; a larger one counts as a bad response. */
+  API_MAX_RESPONSE_BYTES: bytes.default(1_048_576),
+  /** `true` behind one reverse proxy: trust its X-Forwarded-* headers (else they are dropped). */
+  TRUST_PROXY: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+  /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** A Redis every instance shares: the write limit is counted there; unset, each counts its own. */
+  RATE_LIMIT_REDIS_URL: redisUrl.optional(),
+  /** Port of the Prometheus metrics endpoint (`GET /metrics`), apart from the app's; unset: off. */
+  METRICS_PORT: port.optional(),
+  /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
+  FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** OTLP/HTTP collector base URL (`http://collector:4318`) for spans; unset, nothing is exported. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url("an http(s) URL such as http://collector:4318", plain, (url) =>
+    url.href.replace(/\/$/, ""),
+  ).optional(),
+  /** The OpenID Connect provider's issuer; with OIDC_CLIENT_ID it turns sign-in on. Plain http on loopback only. */
+  OIDC_ISSUER: url(
+    "an https URL such as https://login.example.com/realms/app",
+    (url) => !url.search && !url.hash && (url.protocol === "https:" || isLoopback(url)),
+    (url) => url.href,
+  ).optional(),
+  /** This app's client id at the provider. */
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  /** The client's secret, for a confidential client; unset, a public client (PKCE only). */
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The ID token claim holding the visitor's roles; a dotted path reads nested claims. */
+  OIDC_ROLES_CLAIM: z
+    .string()
+    .regex(/^[^.\s]+(\.[^.\s]+)*$/, "must be a claim name or a dotted path such as realm_access.roles")
+    .default("roles"),
+  /** Space-separated scopes asked for at sign-in; `openid` must be one. */
+  OIDC_SCOPES: z
+    .string()
+    .transform((value) => value.split(/\s+/).filter(Boolean))
+    .refine((scopes) => scopes.includes("openid"), { message: "must include openid" })
+    .default(["openid", "profile", "email"]),
+  /** Deadline for one request to the provider (discovery, token, keys), its answer read whole. */
+  OIDC_TIMEOUT_MS: milliseconds.default(5_000),
+  /** Largest answer read from the provider; a larger one makes sign-in unavailable. */
+  OIDC_MAX_RESPONSE_BYTES: bytes.min(1_024).default(1_048_576),
+  /** A signed-in visitor idle this long is signed out. */
+  SESSION_IDLE_SECONDS: seconds.default(3_600),
+  /** A session ends this long after sign-in, whatever the activity. */
+  SESSION_MAX_SECONDS: seconds.default(43_200),
+  /** A Redis every instance shares for sessions; unset, sessions live in this process's memory. */
+  SESSION_REDIS_URL: redisUrl.optional(),
+});

@@ -1,0 +1,111 @@
+import { isIP } from "node:net";
+import type { RequestHandler } from "express";
+import { ipKeyGenerator, rateLimit, type Options, type Store } from "express-rate-limit";
+import type { RedisReply } from "rate-limit-redis";
+import { createThrottledWarning, logger } from "~/lib/logger.server";
+import { connectRedis } from "~/lib/redis.server";
+import { sendErrorPage } from "./error-page";
+
+const WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
+const BRACKETED = /^\[([^\]]+)\](?::\d{1,5})?$/;
+const MAPPED_IPV4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
+// Counted on each load of the scripts (a Redis that takes scripts but refuses writes is not counting).
+const PROBE_KEY = "probe:scripts-loaded";
+
+const warnStoreFailed = createThrottledWarning("rate limit: Redis failed, writes go through uncounted");
+
+/** An address as proxies write it (`198.51.100.9:4711`, `[2001:db8::1]:80`) alone, or undefined. */
+export function normaliseAddress(value: string | undefined) {
+  const trimmed = value?.trim() ?? "";
+  const address = BRACKETED.exec(trimmed)?.[1] ?? WITH_PORT.exec(trimmed)?.[1] ?? trimmed;
+  if (!isIP(address)) return undefined;
+  return MAPPED_IPV4.exec(address)?.[1] ?? address.toLowerCase();
+}
+
+/** At most `perMinute` writes a minute from one client address, counted here or in `store`; the edge skips reads. */
+export function limitWrites(perMinute: number, store?: Store, onRateLimited?: () => void): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: perMinute,
+    // The address the trusted proxy forwarded, else the connection's; IPv6 by /56.
+    keyGenerator: (req) =>
+      ipKeyGenerator(normaliseAddress(req.ip) ?? normaliseAddress(req.socket.remoteAddress) ?? "unknown"),
+    // The library would log what a client sends at error level.
+    validate: { ip: false, trustProxy: false, xForwardedForHeader: false, forwardedHeader: false },
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+    handler: (_req, res) => {
+      onRateLimited?.();
+      sendErrorPage(res, "RATE_LIMITED");
+    },
+    ...(store ? { store, passOnStoreError: true, logger: { error: () => {}, warn: () => {} } } : {}),
+  });
+}
+
+/**
+ * The count shared in Redis; a failing Redis lets writes through uncounted, never holding one for
+ * long. rate-limit-redis keeps a failed script load for good: here any failure has them loaded again.
+ */
+export async function startRateLimitStore(url: string, onError: () => void) {
+  const { RedisStore } = await import("rate-limit-redis");
+  let options: Options | undefined;
+  let loaded: Promise<void> | undefined;
+  let counting = false;
+  const redis = await connectRedis(url, {
+    // A write waits at most this long on Redis before it goes through uncounted.
+    timeoutMs: 250,
+    waitForConnection: false,
+    warn: warnStoreFailed,
+    onReady: () => void reload().catch(() => {}),
+    loadRedis: () => import("redis"),
+  });
+  const inner = new RedisStore({ sendCommand: (...args: string[]) => redis.command<RedisReply>(args) });
+  const forget = (error: unknown) => {
+    loaded = undefined;
+    counting = false;
+    warnStoreFailed({ err: error });
+  };
+  function load() {
+    loaded ??= inner
+      .init(options!)
+      .then(() => inner.increment(PROBE_KEY))
+      .then(
+        () => {
+          if (counting) return;
+          counting = true;
+          warnStoreFailed.reset();
+          logger.info("rate limit: counting in Redis");
+        },
+        (error: unknown) => {
+          forget(error);
+          throw error;
+        },
+      );
+    return loaded;
+  }
+  function reload() {
+    loaded = undefined;
+    return load();
+  }
+  async function run<T>(command: () => Promise<T>) {
+    try {
+      await load();
+      return await command();
+    } catch (error) {
+      forget(error);
+      onError();
+      throw error;
+    }
+  }
+  const store: Store = {
+    init(value) {
+      options = value;
+      if (redis.isReady()) void reload().catch(() => {});
+    },
+    increment: (key) => run(() => inner.increment(key)),
+    decrement: (key) => run(() => inner.decrement(key)),
+    resetKey: (key) => run(() => inner.resetKey(key)),
+    get: (key) => run(() => inner.get(key)),
+  };
+  return { store, close: async () => redis.close() };
+}

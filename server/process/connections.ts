@@ -1,0 +1,105 @@
+import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { Config } from "~/lib/config.server";
+import { logger } from "~/lib/logger.server";
+import { handleClientError, refuseConnect } from "./client-errors";
+
+// Node's default; one header more is kept, so that the edge can tell a request with more.
+export const MAX_HEADER_COUNT = 2_000;
+// Browsers do not pipeline; a few requests ahead are tolerated for tools that do.
+const MAX_PIPELINED = 16;
+
+export function createHttpServer(config: Config, listener: RequestListener) {
+  const server = createServer(
+    {
+      headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      // Node checks the two timeouts above only this often (30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, config.HEADERS_TIMEOUT_MS),
+      // The edge refuses a missing Host itself, with the error page and security headers.
+      requireHostHeader: false,
+    },
+    listener,
+  );
+  server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
+  server.maxHeadersCount = MAX_HEADER_COUNT + 1;
+  closeStalledConnections(server, config.SEND_TIMEOUT_MS);
+  return server;
+}
+
+/** Requests in flight, answered one at a time per connection, then with `Connection: close` from `drain` on. */
+export function createConnections(config: Config) {
+  // Per connection, the requests unanswered, the one being answered first.
+  const queues = new WeakMap<Socket, (() => void)[]>();
+  const inFlight = new Set<ServerResponse>();
+  let draining: Server | undefined;
+
+  function createAppServer(app: RequestListener) {
+    const serve: RequestListener = (req, res) => {
+      const socket = req.socket;
+      if (socket.destroyed) return;
+      let queue = queues.get(socket);
+      if (!queue) queues.set(socket, (queue = []));
+      if (queue.length >= MAX_PIPELINED) {
+        logger.info({ limit: MAX_PIPELINED }, "closed a connection pipelining too many requests");
+        return void socket.destroy();
+      }
+      queue.push(() => socket.destroyed || app(req, res));
+      inFlight.add(res);
+      if (draining) res.setHeader("Connection", "close");
+      res.once("close", () => {
+        inFlight.delete(res);
+        queue.shift();
+        queue[0]?.();
+        // Once Node has settled the connection (a turn later), it is idle if nothing else came.
+        if (draining) setImmediate(() => draining!.closeIdleConnections());
+      });
+      if (queue.length === 1) app(req, res);
+    };
+    return createHttpServer(config, serve)
+      .on("checkContinue", serve)
+      .on("checkExpectation", serve)
+      .on("clientError", handleClientError)
+      .on("connect", refuseConnect);
+  }
+
+  function drain(server: Server) {
+    draining = server;
+    for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+    server.closeIdleConnections();
+  }
+
+  // A crash names the requests in flight: any of them may have caused it, and all are lost with it.
+  function describeInFlight() {
+    const ids = [...new Set([...inFlight].map((res) => res.getHeader("X-Request-Id")).filter(Boolean))];
+    return ids.length === 1 ? { requestId: ids[0] } : { inFlightRequestIds: ids };
+  }
+
+  return { createAppServer, drain, describeInFlight, countInFlight: () => inFlight.size };
+}
+
+// Node's timeouts cover a request arriving, not its answer leaving.
+function closeStalledConnections(server: Server, timeoutMs: number) {
+  const sockets = new Map<Socket, { sent: number; since: number } | null>();
+  server.on("connection", (socket: Socket) => {
+    sockets.set(socket, null);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const check = () => {
+    const now = performance.now();
+    for (const [socket, progress] of sockets) {
+      if (socket.writableLength === 0) {
+        if (progress) sockets.set(socket, null);
+        continue;
+      }
+      const sent = socket.bytesWritten - socket.writableLength;
+      if (progress?.sent !== sent) sockets.set(socket, { sent, since: now });
+      else if (now - progress.since >= timeoutMs) {
+        logger.info({ timeoutMs }, "closed a connection whose client stopped reading its answer");
+        socket.destroy();
+      }
+    }
+  };
+  const timer = setInterval(check, Math.min(1_000, timeoutMs / 2)).unref();
+  server.once("close", () => clearInterval(timer));
+}
