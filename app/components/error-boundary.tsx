@@ -4,10 +4,7 @@ import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~
 
 type StatusHandler = (info: { params: Params }) => ReactNode;
 
-/**
- * The one error view: a route's own page for a status it knows (`statusHandlers`), else the
- * catalogue's words for the thrown code or the status; never an error's own message.
- */
+/** A route's own page for a status it knows (`statusHandlers`), else the catalogue's: never an error's message. */
 export function GeneralErrorBoundary({
   statusHandlers = {},
 }: {

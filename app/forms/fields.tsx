@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import type { ComponentProps, ReactNode } from "react";
 
 /** A field as `useValidatedForm` describes it to a view: a shape only, so no validation code comes along. */
 export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
@@ -6,7 +6,7 @@ export type FieldMeta = { id: string; name: string; errors?: string[]; defaultVa
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
 type Option = { value: string; label: string };
 
-function controlProps({ meta: { id, name, errors }, hint }: FieldProps) {
+function controlProps({ id, name, errors }: FieldMeta, hint: ReactNode) {
   const describedBy = `${hint ? `${id}-description` : ""} ${errors?.length ? `${id}-error` : ""}`.trim();
   return {
     id,
@@ -18,6 +18,7 @@ function controlProps({ meta: { id, name, errors }, hint }: FieldProps) {
 
 // The hint before the control and the error after it, as GOV.UK forms have them.
 function Described({ meta, hint, children }: FieldProps & { children: ReactNode }) {
+  const error = meta.errors?.join(" ");
   return (
     <>
       {hint ? (
@@ -26,9 +27,9 @@ function Described({ meta, hint, children }: FieldProps & { children: ReactNode 
         </p>
       ) : null}
       {children}
-      {meta.errors?.length ? (
+      {error ? (
         <p id={`${meta.id}-error`} className="field-error">
-          {meta.errors.join(" ")}
+          {error}
         </p>
       ) : null}
     </>
@@ -44,26 +45,19 @@ function Field({ children, ...field }: FieldProps & { children: ReactNode }) {
   );
 }
 
-type TextFieldProps = FieldProps & {
-  type?: "email" | "tel" | "url";
-  inputMode?: "numeric" | "decimal";
-  autoComplete?: string;
-};
-
 /** For whole numbers use `inputMode="numeric"`, not `type="number"`. */
-export function TextField({ type, inputMode, autoComplete, ...field }: TextFieldProps) {
-  const control = { type, inputMode, autoComplete, defaultValue: field.meta.defaultValue };
+export function TextField({ meta, label, hint, ...input }: FieldProps & ComponentProps<"input">) {
   return (
-    <Field {...field}>
-      <input {...control} {...controlProps(field)} />
+    <Field meta={meta} label={label} hint={hint}>
+      <input {...input} defaultValue={meta.defaultValue} {...controlProps(meta, hint)} />
     </Field>
   );
 }
 
-export function TextareaField({ rows = 5, ...field }: FieldProps & { rows?: number }) {
+export function TextareaField({ meta, label, hint, rows = 5 }: FieldProps & { rows?: number }) {
   return (
-    <Field {...field}>
-      <textarea rows={rows} defaultValue={field.meta.defaultValue} {...controlProps(field)} />
+    <Field meta={meta} label={label} hint={hint}>
+      <textarea rows={rows} defaultValue={meta.defaultValue} {...controlProps(meta, hint)} />
     </Field>
   );
 }
@@ -75,7 +69,7 @@ export function SelectField({
 }: FieldProps & { options: Option[]; placeholder?: string }) {
   return (
     <Field {...field}>
-      <select defaultValue={field.meta.defaultValue ?? ""} {...controlProps(field)}>
+      <select defaultValue={field.meta.defaultValue ?? ""} {...controlProps(field.meta, field.hint)}>
         {placeholder === undefined ? null : <option value="">{placeholder}</option>}
         {options.map(({ value, label }) => (
           <option key={value} value={value}>
@@ -126,7 +120,7 @@ function Choice({
   const control = { type, value: option.value, defaultChecked: field.meta.defaultValue === option.value };
   return (
     <div className="choice">
-      <input {...control} {...controlProps(field)} id={id} />
+      <input {...control} {...controlProps(field.meta, field.hint)} id={id} />
       <label htmlFor={id}>{option.label}</label>
     </div>
   );

@@ -20,6 +20,7 @@ export { ErrorSummary, PageMessage, SubmitButton } from "./messages";
 type Schemas = $ZodType | Record<string, $ZodType>;
 type Values<S> = S extends $ZodType ? input<S> : S extends Record<string, infer T> ? input<T> : never;
 type Names<T> = T extends unknown ? keyof T & string : never;
+type FormOptions<S> = { id: string; schema?: S; defaultValue?: object };
 type Check = { reply?: FormReply; errors: FormErrors; attempts: number; resets: number; sent?: string };
 export type FormState = ReturnType<typeof useValidatedForm>[0];
 
@@ -27,21 +28,12 @@ export type FormState = ReturnType<typeof useValidatedForm>[0];
  * A form checked in the browser with its action's schema (one per intent where its buttons name
  * several): errors show after a submit attempt, then change as the visitor types.
  */
-export function useValidatedForm<S extends Schemas>(options: {
-  id: string;
-  schema?: S;
-  defaultValue?: object;
-}) {
-  const { id, schema, defaultValue } = options;
+export function useValidatedForm<S extends Schemas>({ id, schema, defaultValue }: FormOptions<S>) {
   const answer = useReply(id);
   const reply = answer && !isAboutPage(answer) ? answer : undefined;
   const { state: navigation } = useNavigation();
-  const [state, setState] = useState<Check>({
-    reply,
-    errors: reply?.errors ?? {},
-    attempts: +!!reply,
-    resets: 0,
-  });
+  const fresh: Check = { reply, errors: reply?.errors ?? {}, attempts: +!!reply, resets: 0 };
+  const [state, setState] = useState(fresh);
   if (state.reply !== reply)
     setState({ ...state, reply, errors: reply?.errors ?? {}, attempts: state.attempts + 1 });
   if (state.sent === "sent" && navigation === "submitting") setState({ ...state, sent: "posting" });

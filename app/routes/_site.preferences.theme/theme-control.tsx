@@ -2,7 +2,6 @@ import { useFetcher, useLocation } from "@remix-run/react";
 import type { action } from "./route";
 import { isTheme, THEME_ACTION_PATH, THEME_FETCHER_KEY, THEME_LABELS, THEMES, type Theme } from "./theme";
 
-/** The theme being submitted, so the page can switch before the server answers. */
 export function usePendingTheme(): Theme | undefined {
   const fetcher = useFetcher({ key: THEME_FETCHER_KEY });
   const theme = fetcher.formData?.get("theme");
