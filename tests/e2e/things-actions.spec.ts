@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { sendProblem } from "../support/things-api";
-import { expect, getListedNames, isSameWindow, markWindow, test } from "./things-fixture";
+import { expect, getListedNames, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
 
 // A thing's page is one form whose buttons name two actions: a comment and a status change.
 const thing = (page: Page) => page.getByRole("region", { name: "Cedar" });
@@ -73,16 +73,13 @@ test("only the button that posted says it is pending; the API's 403 is about the
   things,
   javaScriptEnabled,
 }) => {
-  let answer: (() => void) | undefined;
-  things.intercept(
-    /^POST \/things\/3\/status$/,
-    (_req, res) => (answer = () => sendProblem(res, 403, { title: "Forbidden" })),
-    1,
+  const held = holdAnswer(things, /^POST \/things\/3\/status$/, (_req, res) =>
+    sendProblem(res, 403, { title: "Forbidden" }),
   );
   await page.goto("/things/3");
   await comment(page).fill("Kept");
   const archiving = page.click("button:text('Archive Cedar')");
-  await expect.poll(() => answer !== undefined).toBe(true);
+  await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
     await expect(thing(page).getByRole("button", { name: "Archive…" })).toHaveAttribute(
       "aria-disabled",
@@ -91,7 +88,7 @@ test("only the button that posted says it is pending; the API's 403 is about the
     const add = thing(page).getByRole("button", { name: "Add comment" });
     await expect(add).not.toHaveAttribute("aria-disabled");
   }
-  answer!();
+  held.release();
   await archiving;
 
   await expect(alerts(page)).toHaveText(/You may not change the status of this thing\./);

@@ -447,32 +447,27 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     expect(api.things.get("3")).toMatchObject({ quantity: 25, version: 2 });
   });
 
-  it("answers a bad quantity with 400 on its own row only, calling nothing", async () => {
-    const { response, document } = await post(
-      "/things/stock",
-      row("3", { intent: "update", version: "1", quantity: "lots" }),
-    );
-    expect(response.status).toBe(400);
-    expect(summaries(document)).toEqual(["stock-3-error-summary-title"]);
-    expect(document.getElementById("stock-3-quantity-error")?.textContent).toBe(
-      "Enter the quantity as a whole number, like 12.",
-    );
-    expect(value(document, "3")).toBe("lots");
-    expect(value(document, "4")).toBe("30");
+  // A reply comes back to the row that posted it: its error beside its field, the other rows untouched.
+  const expectRowError = (document: Document, id: string, message: string) => {
+    expect(summaries(document)).toEqual([`stock-${id}-error-summary-title`]);
+    expect(document.getElementById(`stock-${id}-quantity-error`)?.textContent).toBe(message);
     expect(document.querySelectorAll("[aria-invalid]")).toHaveLength(1);
+  };
+
+  it("answers a bad quantity with 400 on its own row only, calling nothing", async () => {
+    const update = row("3", { intent: "update", version: "1", quantity: "lots" });
+    const { response, document } = await post("/things/stock", update);
+    expect(response.status).toBe(400);
+    expectRowError(document, "3", "Enter the quantity as a whole number, like 12.");
+    expect([value(document, "3"), value(document, "4")]).toEqual(["lots", "30"]);
     expect(posts()).toEqual([]);
   });
 
   it("shows the API's 422 beside the row it is about", async () => {
-    const { response, document } = await post(
-      "/things/stock",
-      row("2", { intent: "update", version: "1", quantity: "5" }),
-    );
+    const update = row("2", { intent: "update", version: "1", quantity: "5" });
+    const { response, document } = await post("/things/stock", update);
     expect(response.status).toBe(422);
-    expect(summaries(document)).toEqual(["stock-2-error-summary-title"]);
-    expect(document.getElementById("stock-2-quantity-error")?.textContent).toBe(
-      "An archived thing cannot be in stock. Remove it instead.",
-    );
+    expectRowError(document, "2", "An archived thing cannot be in stock. Remove it instead.");
     expect(value(document, "2")).toBe("5");
   });
 

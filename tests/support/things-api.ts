@@ -14,7 +14,7 @@ export type Thing = {
   version: number;
 };
 
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
 export const THINGS_PAGE_SIZE = 5;
 
