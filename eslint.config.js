@@ -20,8 +20,7 @@ export default tseslint.config(
     },
   },
   // Code that can reach the browser validates with Zod Mini (`import * as z from "zod/mini"`):
-  // classic Zod brings all its locales into the route's chunk (docs/performance.md). Conform's
-  // Zod adapter imports classic Zod too; app/forms/parse-with-schema.ts replaces it.
+  // classic Zod brings all its locales into the route's chunk (docs/performance.md).
   {
     files: ["app/**/*.{ts,tsx}", "tests/fixtures/reference-app/app/**/*.{ts,tsx}"],
     ignores: ["**/*.server.{ts,tsx}"],
@@ -35,12 +34,6 @@ export default tseslint.config(
             message:
               'Ships classic Zod to the browser: use "zod/mini", or move the schema to a *.server.ts module.',
           })),
-          patterns: [
-            {
-              group: ["@conform-to/zod", "@conform-to/zod/*"],
-              message: "Imports classic Zod: use parseWithSchema from ~/forms/parse-with-schema.",
-            },
-          ],
         },
       ],
     },

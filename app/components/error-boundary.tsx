@@ -1,20 +1,25 @@
-import { isRouteErrorResponse, Link, useRouteError } from "@remix-run/react";
+import { isRouteErrorResponse, Link, useParams, useRouteError, type Params } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/lib/errors";
 
-/**
- * The one error view: the catalogue's words for the thrown code (see createErrorResponse), else
- * for the status, and a way home. It never shows an error's own message, so nothing internal
- * reaches a visitor.
- */
-export function GeneralErrorBoundary() {
+type StatusHandler = (info: { params: Params }) => ReactNode;
+
+/** A route's own page for a status it knows (`statusHandlers`), else the catalogue's: never an error's message. */
+export function GeneralErrorBoundary({
+  statusHandlers = {},
+}: {
+  statusHandlers?: Record<number, StatusHandler>;
+}) {
   const error = useRouteError();
-  const status = isRouteErrorResponse(error) ? error.status : 500;
-  const code: unknown = isRouteErrorResponse(error) ? error.data?.code : undefined;
-  return <ErrorPage status={status} error={isErrorCode(code) ? getError(code) : getErrorForStatus(status)} />;
+  const params = useParams();
+  if (!isRouteErrorResponse(error)) return <ErrorPage status={500} />;
+  const handler = Object.hasOwn(statusHandlers, error.status) ? statusHandlers[error.status] : undefined;
+  if (handler) return <>{handler({ params })}</>;
+  const code: unknown = error.data?.code;
+  return <ErrorPage status={error.status} error={isErrorCode(code) ? getError(code) : undefined} />;
 }
 
-/** The error view for a status a route answers without throwing. */
+/** The error view for a status a route answers without throwing, or handles itself. */
 export function ErrorPage({
   status,
   error = getErrorForStatus(status),
@@ -29,10 +34,7 @@ type HomeLinkProps = { children: ReactNode };
 
 const AppHomeLink = ({ children }: HomeLinkProps) => <Link to="/">{children}</Link>;
 
-/**
- * The error's markup, shared with the pages the server sends before Remix runs, which link home
- * with a plain anchor.
- */
+/** Also the markup of the pages the server sends before Remix runs, which link home with a plain anchor. */
 export function ErrorView({
   status,
   error,

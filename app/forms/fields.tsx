@@ -1,76 +1,63 @@
-import type { ReactNode } from "react";
-import { getControlProps, getInitialString, type FieldMeta } from "./field-meta";
+import type { ComponentProps, ReactNode } from "react";
 
-type Option = { value: string; label: string };
+/** A field as `useValidatedForm` describes it to a view: a shape only, so no validation code comes along. */
+export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
 
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
+type Option = { value: string; label: string };
 
-function FieldHint({ meta, hint }: { meta: FieldMeta; hint?: ReactNode }) {
-  if (!hint) return null;
+function controlProps({ id, name, errors }: FieldMeta, hint: ReactNode) {
+  const describedBy = `${hint ? `${id}-description` : ""} ${errors?.length ? `${id}-error` : ""}`.trim();
+  return {
+    id,
+    name,
+    "aria-invalid": errors?.length ? true : undefined,
+    "aria-describedby": describedBy || undefined,
+  };
+}
+
+// The hint before the control and the error after it, as GOV.UK forms have them.
+function Described({ meta, hint, children }: FieldProps & { children: ReactNode }) {
+  const error = meta.errors?.join(" ");
   return (
-    <p id={meta.descriptionId} className="field-hint">
-      {hint}
-    </p>
+    <>
+      {hint ? (
+        <p id={`${meta.id}-description`} className="field-hint">
+          {hint}
+        </p>
+      ) : null}
+      {children}
+      {error ? (
+        <p id={`${meta.id}-error`} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </>
   );
 }
 
-function FieldError({ meta }: { meta: FieldMeta }) {
-  if (!meta.errors?.length) return null;
-  return (
-    <p id={meta.errorId} className="field-error">
-      {meta.errors.join(" ")}
-    </p>
-  );
-}
-
-/** A label, its hint, the control and its error, in the order GOV.UK forms use. */
-function Field({ meta, label, hint, children }: FieldProps & { children: ReactNode }) {
+function Field({ children, ...field }: FieldProps & { children: ReactNode }) {
   return (
     <div className="field">
-      <label htmlFor={meta.id}>{label}</label>
-      <FieldHint meta={meta} hint={hint} />
-      {children}
-      <FieldError meta={meta} />
+      <label htmlFor={field.meta.id}>{field.label}</label>
+      <Described {...field}>{children}</Described>
     </div>
   );
 }
 
-/** A one-line text input; for whole numbers use `inputMode="numeric"` rather than `type="number"`. */
-export function TextField({
-  type = "text",
-  inputMode,
-  autoComplete,
-  ...props
-}: FieldProps & {
-  type?: "text" | "email" | "tel" | "url" | "search";
-  inputMode?: "numeric" | "decimal";
-  autoComplete?: string;
-}) {
-  const { meta, hint } = props;
+/** For whole numbers use `inputMode="numeric"`, not `type="number"`. */
+export function TextField({ meta, label, hint, ...input }: FieldProps & ComponentProps<"input">) {
   return (
-    <Field {...props}>
-      <input
-        key={meta.key}
-        type={type}
-        inputMode={inputMode}
-        autoComplete={autoComplete}
-        defaultValue={getInitialString(meta)}
-        {...getControlProps(meta, hint)}
-      />
+    <Field meta={meta} label={label} hint={hint}>
+      <input {...input} defaultValue={meta.defaultValue} {...controlProps(meta, hint)} />
     </Field>
   );
 }
 
-export function TextareaField({ rows = 5, ...props }: FieldProps & { rows?: number }) {
-  const { meta, hint } = props;
+export function TextareaField({ meta, label, hint, rows = 5 }: FieldProps & { rows?: number }) {
   return (
-    <Field {...props}>
-      <textarea
-        key={meta.key}
-        rows={rows}
-        defaultValue={getInitialString(meta)}
-        {...getControlProps(meta, hint)}
-      />
+    <Field meta={meta} label={label} hint={hint}>
+      <textarea rows={rows} defaultValue={meta.defaultValue} {...controlProps(meta, hint)} />
     </Field>
   );
 }
@@ -78,16 +65,15 @@ export function TextareaField({ rows = 5, ...props }: FieldProps & { rows?: numb
 export function SelectField({
   options,
   placeholder,
-  ...props
-}: FieldProps & { options: readonly Option[]; placeholder?: string }) {
-  const { meta, hint } = props;
+  ...field
+}: FieldProps & { options: Option[]; placeholder?: string }) {
   return (
-    <Field {...props}>
-      <select key={meta.key} defaultValue={getInitialString(meta) ?? ""} {...getControlProps(meta, hint)}>
-        {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
+    <Field {...field}>
+      <select defaultValue={field.meta.defaultValue ?? ""} {...controlProps(field.meta, field.hint)}>
+        {placeholder === undefined ? null : <option value="">{placeholder}</option>}
+        {options.map(({ value, label }) => (
+          <option key={value} value={value}>
+            {label}
           </option>
         ))}
       </select>
@@ -95,48 +81,47 @@ export function SelectField({
   );
 }
 
-/** One checkbox for a yes/no answer: it posts "on" when checked and nothing when not. */
-export function CheckboxField({ meta, label, hint }: FieldProps) {
+export function CheckboxField(field: FieldProps) {
   return (
     <div className="field">
-      <div className="choice">
-        <input
-          key={meta.key}
-          type="checkbox"
-          defaultChecked={meta.initialValue === "on"}
-          {...getControlProps(meta, hint)}
-        />
-        <label htmlFor={meta.id}>{label}</label>
-      </div>
-      <FieldHint meta={meta} hint={hint} />
-      <FieldError meta={meta} />
+      <Described {...field}>
+        <Choice field={field} type="checkbox" option={{ value: "on", label: field.label }} first />
+      </Described>
     </div>
   );
 }
 
-/** Radio buttons for one of a few choices; the first carries the field's id, for the summary's link. */
-export function RadioGroupField({ meta, label, hint, options }: FieldProps & { options: readonly Option[] }) {
-  const checked = getInitialString(meta);
+export function RadioGroupField({ options, ...field }: FieldProps & { options: Option[] }) {
   return (
-    <fieldset className="field" key={meta.key}>
-      <legend>{label}</legend>
-      <FieldHint meta={meta} hint={hint} />
-      {options.map((option, index) => {
-        const id = index === 0 ? meta.id : `${meta.id}-${option.value}`;
-        return (
-          <div className="choice" key={option.value}>
-            <input
-              type="radio"
-              value={option.value}
-              defaultChecked={checked === option.value}
-              {...getControlProps(meta, hint)}
-              id={id}
-            />
-            <label htmlFor={id}>{option.label}</label>
-          </div>
-        );
-      })}
-      <FieldError meta={meta} />
+    <fieldset className="field">
+      <legend>{field.label}</legend>
+      <Described {...field}>
+        {options.map((option, index) => (
+          <Choice key={option.value} field={field} type="radio" option={option} first={index === 0} />
+        ))}
+      </Described>
     </fieldset>
+  );
+}
+
+// The first choice carries the field's id, which the error summary links to.
+function Choice({
+  field,
+  type,
+  option,
+  first,
+}: {
+  field: FieldProps;
+  type: string;
+  option: Option;
+  first: boolean;
+}) {
+  const id = first ? field.meta.id : `${field.meta.id}-${option.value}`;
+  const control = { type, value: option.value, defaultChecked: field.meta.defaultValue === option.value };
+  return (
+    <div className="choice">
+      <input {...control} {...controlProps(field.meta, field.hint)} id={id} />
+      <label htmlFor={id}>{option.label}</label>
+    </div>
   );
 }

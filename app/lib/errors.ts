@@ -122,6 +122,12 @@ export const errorCatalogue = {
     title: "Sign-in unavailable",
     message: "Signing in is not possible right now. Try again in a moment.",
   },
+  NOT_CHANGED: {
+    status: 409,
+    title: "Nothing was changed",
+    message:
+      "Something changed before your request arrived, so it was not carried out. The page shows the latest version.",
+  },
 } as const satisfies Record<string, { status: number; title: string; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

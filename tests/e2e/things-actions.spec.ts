@@ -1,12 +1,13 @@
 import type { Page } from "@playwright/test";
 import { sendProblem } from "../support/things-api";
-import { expect, getListedNames, isSameWindow, markWindow, test } from "./things-fixture";
+import { expect, getListedNames, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
 
-// A thing's page carries two actions, each its own form: a comment and a status change.
+// A thing's page is one form whose buttons name two actions: a comment and a status change.
 const thing = (page: Page) => page.getByRole("region", { name: "Cedar" });
 const comment = (page: Page) => thing(page).getByLabel("Comment", { exact: true });
 const alerts = (page: Page) => page.getByRole("main").getByRole("alert");
 const status = (page: Page) => thing(page).locator("dd").last();
+const done = (page: Page) => thing(page).getByRole("status");
 
 test("a comment: a click with nothing typed shows its error, a sent comment is listed and the box is empty again", async ({
   page,
@@ -28,7 +29,7 @@ test("a comment: a click with nothing typed shows its error, a sent comment is l
   await comment(page).fill("Smells of pine.");
   await page.click("button:text('Add comment')");
 
-  await expect(page.getByRole("status")).toHaveText("Your comment was added.");
+  await expect(page.getByRole("status").first()).toHaveText("Your comment was added.");
   await expect(thing(page).getByRole("list", { name: "Comments" })).toHaveText("Smells of pine.");
   await expect(comment(page)).toHaveValue("");
   await expect(alerts(page)).toHaveCount(0);
@@ -37,10 +38,9 @@ test("a comment: a click with nothing typed shows its error, a sent comment is l
   expect(consoleErrors.filter((error) => !/status of 400/.test(error))).toEqual([]);
 });
 
-test("a refused status change shows the API's words above its button and the thing as it is now", async ({
+test("a status change checks none of the comment being typed, and keeps it whether refused or done", async ({
   page,
   things,
-  javaScriptEnabled,
 }) => {
   await page.goto("/things/3");
   await expect(status(page)).toHaveText("Active");
@@ -50,38 +50,36 @@ test("a refused status change shows the API's words above its button and the thi
   await page.click("button:text('Archive Cedar')");
 
   await expect(alerts(page)).toHaveCount(1);
+  await expect(alerts(page).getByRole("heading")).toHaveText("Nothing was changed");
   await expect(alerts(page)).toContainText("Someone else changed this thing, so its status was not changed.");
   await expect(alerts(page)).toBeFocused();
   await expect(status(page)).toHaveText("Archived");
   await expect(page.getByRole("list", { name: "Things" }).getByRole("listitem").nth(2)).toHaveText(
     "Cedar (Archived)",
   );
-  // Without JavaScript the page is drawn again, and only the posted form keeps what it sent.
-  await expect(comment(page)).toHaveValue(javaScriptEnabled ? "Half a thought" : "");
+  await expect(comment(page)).toHaveValue("Half a thought");
 
   await page.click("button:text('Restore Cedar')");
-  await expect(page.getByRole("status")).toHaveText("Cedar is now active.");
+  await expect(done(page)).toHaveText("Cedar is now active.");
   await expect(status(page)).toHaveText("Active");
   await expect(alerts(page)).toHaveCount(0);
+  await expect(comment(page)).toHaveValue("Half a thought");
   expect(things.things.get("3")).toMatchObject({ status: "active", version: 3 });
   expect(await getListedNames(page)).toContain("Cedar");
 });
 
-test("only the button that posted says it is pending; the API's 403 stays on its own form", async ({
+test("only the button that posted says it is pending; the API's 403 is about the page, not the comment", async ({
   page,
   things,
   javaScriptEnabled,
 }) => {
-  let answer: (() => void) | undefined;
-  things.intercept(
-    /^POST \/things\/3\/status$/,
-    (_req, res) => (answer = () => sendProblem(res, 403, { title: "Forbidden" })),
-    1,
+  const held = holdAnswer(things, /^POST \/things\/3\/status$/, (_req, res) =>
+    sendProblem(res, 403, { title: "Forbidden" }),
   );
   await page.goto("/things/3");
   await comment(page).fill("Kept");
   const archiving = page.click("button:text('Archive Cedar')");
-  await expect.poll(() => answer !== undefined).toBe(true);
+  await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
     await expect(thing(page).getByRole("button", { name: "Archive…" })).toHaveAttribute(
       "aria-disabled",
@@ -90,12 +88,14 @@ test("only the button that posted says it is pending; the API's 403 stays on its
     const add = thing(page).getByRole("button", { name: "Add comment" });
     await expect(add).not.toHaveAttribute("aria-disabled");
   }
-  answer!();
+  held.release();
   await archiving;
 
   await expect(alerts(page)).toHaveText(/You may not change the status of this thing\./);
+  await expect(alerts(page).getByRole("heading")).toHaveText("Not allowed");
   await expect(alerts(page)).toHaveCount(1);
   await expect(thing(page).getByRole("button", { name: "Archive Cedar" })).toBeVisible();
   await expect(comment(page)).not.toHaveAttribute("aria-invalid");
+  await expect(comment(page)).toHaveValue("Kept");
   expect(things.things.get("3")?.status).toBe("active");
 });

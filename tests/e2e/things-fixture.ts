@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { createThingsApi, type ThingsApi } from "../support/things-api";
+import { createThingsApi, type Handler, type ThingsApi } from "../support/things-api";
 import { test as base, expect } from "./with-upstream";
 
 /**
@@ -24,4 +24,11 @@ export { isSameWindow, markWindow } from "./fixtures";
 /** The list's links, in order. */
 export function getListedNames(page: Page) {
   return page.getByRole("list", { name: "Things" }).getByRole("link").allTextContents();
+}
+
+/** Holds the API's answer to the next request matching `route` until `release()`, to see a post pending. */
+export function holdAnswer(things: ThingsApi, route: RegExp, answer: Handler = things.handle) {
+  let release: (() => void) | undefined;
+  things.intercept(route, (req, res, body) => (release = () => answer(req, res, body)), 1);
+  return { arrived: () => release !== undefined, release: () => release!() };
 }

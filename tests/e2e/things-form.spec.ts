@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { sendJson } from "../support/upstream";
-import { expect, isSameWindow, markWindow, test } from "./things-fixture";
+import { expect, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
 
 const field = (page: Page, label: string) => page.getByRole("main").getByLabel(label, { exact: true });
 const summary = (page: Page) => page.getByRole("main").getByRole("alert");
@@ -117,15 +117,14 @@ test("while a form is on its way its button says so, and a failed write shows th
   things,
   javaScriptEnabled,
 }) => {
-  let answer: (() => void) | undefined;
-  things.intercept(/^PATCH \/things\/3$/, (_req, res) => (answer = () => sendJson(res, 503, {})), 1);
+  const held = holdAnswer(things, /^PATCH \/things\/3$/, (_req, res) => sendJson(res, 503, {}));
   await page.goto("/things/3/edit");
   const saving = page.click("button:text('Save changes')");
-  await expect.poll(() => answer !== undefined).toBe(true);
+  await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
     await expect(page.getByRole("button", { name: "Saving…" })).toHaveAttribute("aria-disabled", "true");
   }
-  answer!();
+  held.release();
   await saving;
   await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
   await expect(page.getByRole("banner")).toBeVisible();

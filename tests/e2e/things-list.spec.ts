@@ -80,7 +80,8 @@ test("filters by status from the address; a search keeps the filter, a bad page 
 test("shows each failure of the API as the catalogue's page, inside the layout", async ({ page, things }) => {
   let response = await page.goto("/things/99");
   expect(response?.status()).toBe(404);
-  await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  // The thing's page words its own 404; the catalogue's words stay for every other failure.
+  await expect(page.getByRole("heading", { level: 1, name: "No thing with id 99" })).toBeVisible();
   // The list still shows: only the thing's part of the page failed.
   expect(await getListedNames(page)).toHaveLength(5);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callApi } from "~/api/client.server";
-import { createThing, getThing, sendNote } from "../fixtures/reference-app/app/faults/calls.server";
+import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 

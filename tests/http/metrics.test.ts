@@ -71,7 +71,8 @@ describe("with METRICS_PORT set", () => {
     const count = (labels: Record<string, string>) =>
       total(samples, "http_request_duration_seconds_count", labels);
     expect(count({ method: "GET", route: "faults/call.$id", status_code: "200" })).toBe(2);
-    expect(count({ route: "not_found", status_code: "404" })).toBe(200);
+    // The app's splat route answers every unknown path, under one label.
+    expect(count({ route: "routes/_site.$", status_code: "404" })).toBe(200);
     expect(count({ route: "static", status_code: "404" })).toBe(1);
     expect(count({ method: "GET", route: "manifest", status_code: "204" })).toBe(1);
     expect(count({ method: "other", route: "refused", status_code: "405" })).toBe(1);

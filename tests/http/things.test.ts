@@ -123,8 +123,17 @@ describe("a thing's page, nested in the list", () => {
     );
   });
 
+  it("words the API's 404 as the page's own, with the list still there", async () => {
+    api.things.delete("3");
+    const { response, document } = await get("/things/3");
+    expect(response.status).toBe(404);
+    expect(document.querySelector("#error-title")?.textContent).toBe("No thing with id 3");
+    expect(document.querySelector(".error-status")?.textContent).toBe("Error 404");
+    expect(document.body.textContent).toContain(errorCatalogue.NOT_FOUND.message);
+    expect(text(document, 'ul[aria-label="Things"] a')).toHaveLength(5);
+  });
+
   it.each<[string, Answer, ErrorCode, number]>([
-    ["a 404", (res) => sendProblem(res, 404, { title: "Not found" }), "NOT_FOUND", 1],
     ["a 503, retried twice", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", 3],
     ["an answer that does not match", (res) => sendJson(res, 200, { id: "3" }), "UPSTREAM_BAD_RESPONSE", 1],
     ["no answer in time", () => {}, "UPSTREAM_TIMEOUT", 1],
@@ -278,15 +287,18 @@ describe("deleting a thing", () => {
   });
 });
 
-describe("a thing's page with two actions: a comment and a status change", () => {
+describe("a thing's page: one form whose buttons name two actions, a comment and a status change", () => {
   const page = "/things/3?q=e&page=1";
-  const comment = { intent: "comment", text: "  Smells of pine. " };
-  const archive = { intent: "status", status: "archived", version: "1" };
+  const form = { __form__: "thing-actions" };
+  const comment = { ...form, intent: "comment", text: "  Smells of pine. " };
+  const archive = { ...form, intent: "status", status: "archived", version: "1", text: "Half a thought" };
   const posts = () => upstreamCalls().filter((call) => !call.startsWith("GET"));
   const summaries = (document: Document) =>
     [...document.querySelectorAll(".error-summary")].map((summary) =>
       summary.getAttribute("aria-labelledby"),
     );
+  const typedComment = (document: Document) =>
+    document.querySelector<HTMLTextAreaElement>("#thing-actions-text")?.value;
 
   it("adds a trimmed comment and answers 303 to the same address, with a flash message", async () => {
     const { response } = await post(page, comment);
@@ -297,15 +309,15 @@ describe("a thing's page with two actions: a comment and a status change", () =>
     expect(JSON.parse(upstream.received[0]!.body)).toEqual({ text: "Smells of pine." });
     const { document } = await get(page);
     expect(text(document, 'ul[aria-label="Comments"] li')).toEqual(["Smells of pine."]);
-    expect(document.querySelector<HTMLTextAreaElement>("#thing-comment-text")?.value).toBe("");
+    expect(typedComment(document)).toBe("");
   });
 
-  it("answers an empty comment with 400 on the comment form only, calling nothing", async () => {
+  it("answers an empty comment with 400 beside the comment, calling nothing", async () => {
     const { response, document } = await post(page, { ...comment, text: "   " });
     expect(response.status).toBe(400);
-    expect(summaries(document)).toEqual(["thing-comment-error-summary"]);
+    expect(summaries(document)).toEqual(["thing-actions-error-summary-title"]);
     expect(text(document, ".error-summary a")).toEqual(["Enter a comment."]);
-    expect(document.getElementById("thing-comment-text-error")?.textContent).toBe("Enter a comment.");
+    expect(document.getElementById("thing-actions-text-error")?.textContent).toBe("Enter a comment.");
     expect(posts()).toEqual([]);
   });
 
@@ -314,45 +326,50 @@ describe("a thing's page with two actions: a comment and a status change", () =>
     const { response, document } = await post(page, comment);
     expect(response.status).toBe(422);
     const message = "This comment repeats the last one. Write something new.";
-    expect(document.getElementById("thing-comment-text-error")?.textContent).toBe(message);
-    expect(document.querySelector<HTMLTextAreaElement>("#thing-comment-text")?.value).toBe(comment.text);
-    expect(summaries(document)).toEqual(["thing-comment-error-summary"]);
+    expect(document.getElementById("thing-actions-text-error")?.textContent).toBe(message);
+    expect(typedComment(document)).toBe(comment.text);
+    expect(summaries(document)).toEqual(["thing-actions-error-summary-title"]);
   });
 
-  it("changes the status with the version it was read at, and answers 303 to the same address", async () => {
+  it("changes the status with the version it was read at, on the same page, keeping the comment being typed", async () => {
     const before = await get(page);
-    expect(before.document.querySelector('#thing-status button[name="intent"]')?.textContent).toBe(
+    expect(before.document.querySelector('#thing-actions button[value="status"]')?.textContent).toBe(
       "Archive Cedar",
     );
     upstream.handle(api.handle); // forgets the page's own calls
-    const { response } = await post(page, archive);
-    expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe(page);
+    const { response, document } = await post(page, archive);
+    expect(response.status).toBe(200);
     expect(posts()).toEqual(["POST /things/3/status"]);
     expect(JSON.parse(upstream.received[0]!.body)).toEqual({ status: "archived", version: 1 });
     expect(api.things.get("3")).toMatchObject({ status: "archived", version: 2 });
-    const { document } = await get(page);
+    expect(document.querySelector("section [role=status]")?.textContent).toBe("Cedar is now archived.");
+    expect(typedComment(document)).toBe("Half a thought");
     expect(text(document, "section dd").at(-1)).toBe("Archived");
-    expect(document.querySelector("#thing-status button")?.textContent).toBe("Restore Cedar");
+    expect(document.querySelector("#thing-actions button[value=status]")?.textContent).toBe("Restore Cedar");
+    expect(document.querySelector('#thing-actions input[name="version"]')?.getAttribute("value")).toBe("2");
   });
 
-  it("shows the API's 409 above the button, and the thing as it is now", async () => {
+  it("shows the API's 409 above the page's form in its own words, the thing as it is now and the comment typed", async () => {
     api.things.set("3", { ...api.things.get("3")!, status: "archived", version: 2 });
     const { response, document } = await post(page, archive);
     expect(response.status).toBe(409);
-    expect(summaries(document)).toEqual(["thing-status-error-summary"]);
+    expect(summaries(document)).toEqual(["page-message-title"]);
+    expect(document.querySelector(".error-summary h2")?.textContent).toBe(errorCatalogue.NOT_CHANGED.title);
     expect(text(document, ".error-summary li")).toEqual([
       expect.stringMatching(/^Someone else changed this thing/),
     ]);
+    expect(document.querySelector(".error-summary")?.hasAttribute("autofocus")).toBe(true);
+    expect(typedComment(document)).toBe("Half a thought");
     expect(text(document, "section dd").at(-1)).toBe("Archived");
     expect(text(document, 'ul[aria-label="Things"] li')).toContain("Cedar (Archived)");
-    expect(document.querySelector('#thing-status input[name="version"]')?.getAttribute("value")).toBe("2");
+    expect(document.querySelector('#thing-actions input[name="version"]')?.getAttribute("value")).toBe("2");
   });
 
-  it("shows the API's 403 above the button", async () => {
+  it("shows the API's 403 above the page's form", async () => {
     api.intercept(/^POST \/things\/3\/status$/, (_req, res) => sendProblem(res, 403, { title: "Forbidden" }));
     const { response, document } = await post(page, archive);
     expect(response.status).toBe(403);
+    expect(document.querySelector(".error-summary h2")?.textContent).toBe(errorCatalogue.FORBIDDEN.title);
     expect(text(document, ".error-summary li")).toEqual(["You may not change the status of this thing."]);
     expect(api.things.get("3")?.status).toBe("active");
   });
@@ -361,6 +378,7 @@ describe("a thing's page with two actions: a comment and a status change", () =>
     ["no intent", { text: "Hello" }],
     ["an intent the page does not have", { intent: "delete", text: "Hello" }],
     ["an intent inherited from Object", { intent: "constructor" }],
+    ["an item that is not a name", { intent: "comment:a.b", text: "Hello" }],
     ["a status the thing cannot have", { ...archive, status: "deleted" }],
   ])("answers %s with 400, calling nothing", async (_case, fields) => {
     const { response } = await post(page, fields);
@@ -388,5 +406,143 @@ describe("a thing's page with two actions: a comment and a status change", () =>
     });
     expect(response.status).toBe(409);
     expect(await response.text()).toContain("Someone else changed this thing");
+  });
+});
+
+describe("the stock page: a form on every row, and one for the whole page", () => {
+  const row = (id: string, fields: Record<string, string>) => ({ __form__: `stock-${id}`, id, ...fields });
+  const value = (document: Document, id: string) =>
+    document.querySelector<HTMLInputElement>(`#stock-${id}-quantity`)?.value;
+  const summaries = (document: Document) =>
+    [...document.querySelectorAll(".error-summary")].map((summary) =>
+      summary.getAttribute("aria-labelledby"),
+    );
+  const posts = () => upstreamCalls().filter((call) => !call.startsWith("GET"));
+
+  it("lists the things in stock, each with its own form and its quantity", async () => {
+    const { response, document } = await get("/things/stock");
+    expect(response.status).toBe(200);
+    expect(upstreamCalls()).toEqual(["GET /things?inStock=true&page=1"]);
+    expect(text(document, 'ul[aria-label="Stock"] label')).toEqual([
+      "Quantity of Birch",
+      "Quantity of Cedar",
+      "Quantity of Dune",
+      "Quantity of Ember",
+      "Quantity of Fern",
+    ]);
+    expect(value(document, "3")).toBe("20");
+    expect(document.querySelectorAll('ul[aria-label="Stock"] form')).toHaveLength(5);
+  });
+
+  it("updates one row with the version it was read at, and answers 303 back with a flash message", async () => {
+    const { response } = await post(
+      "/things/stock",
+      row("3", { intent: "update", version: "1", quantity: " 25 " }),
+    );
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/things/stock");
+    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    expect(posts()).toEqual(["PUT /things/3/quantity"]);
+    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ quantity: 25, version: 1 });
+    expect(api.things.get("3")).toMatchObject({ quantity: 25, version: 2 });
+  });
+
+  // A reply comes back to the row that posted it: its error beside its field, the other rows untouched.
+  const expectRowError = (document: Document, id: string, message: string) => {
+    expect(summaries(document)).toEqual([`stock-${id}-error-summary-title`]);
+    expect(document.getElementById(`stock-${id}-quantity-error`)?.textContent).toBe(message);
+    expect(document.querySelectorAll("[aria-invalid]")).toHaveLength(1);
+  };
+
+  it("answers a bad quantity with 400 on its own row only, calling nothing", async () => {
+    const update = row("3", { intent: "update", version: "1", quantity: "lots" });
+    const { response, document } = await post("/things/stock", update);
+    expect(response.status).toBe(400);
+    expectRowError(document, "3", "Enter the quantity as a whole number, like 12.");
+    expect([value(document, "3"), value(document, "4")]).toEqual(["lots", "30"]);
+    expect(posts()).toEqual([]);
+  });
+
+  it("shows the API's 422 beside the row it is about", async () => {
+    const update = row("2", { intent: "update", version: "1", quantity: "5" });
+    const { response, document } = await post("/things/stock", update);
+    expect(response.status).toBe(422);
+    expectRowError(document, "2", "An archived thing cannot be in stock. Remove it instead.");
+    expect(value(document, "2")).toBe("5");
+  });
+
+  it("removes a row without checking the quantity typed in it", async () => {
+    const { response } = await post(
+      "/things/stock",
+      row("3", { intent: "remove", version: "1", quantity: "lots" }),
+    );
+    expect(response.status).toBe(303);
+    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ quantity: 0, version: 1 });
+    const { document } = await get("/things/stock");
+    expect(value(document, "3")).toBeUndefined();
+  });
+
+  it("shows a 409 for a row that is gone meanwhile above the list, in its own words", async () => {
+    api.things.set("3", { ...api.things.get("3")!, quantity: 0, version: 2 });
+    const { response, document } = await post(
+      "/things/stock",
+      row("3", { intent: "update", version: "1", quantity: "7" }),
+    );
+    expect(response.status).toBe(409);
+    expect(summaries(document)).toEqual(["page-message-title"]);
+    expect(document.querySelector(".error-summary h2")?.textContent).toBe(errorCatalogue.NOT_CHANGED.title);
+    expect(text(document, ".error-summary li")).toEqual([
+      "Someone else changed this thing's stock, so your change was not saved. The list now shows the latest stock.",
+    ]);
+    expect(value(document, "3")).toBeUndefined();
+  });
+
+  it("refuses the stock check as a whole above the list, then finishes it once the archived thing is removed", async () => {
+    const refused = await post("/things/stock", {
+      __form__: "stock-check",
+      intent: "finish",
+      note: "Counted twice.",
+    });
+    expect(refused.response.status).toBe(422);
+    expect(summaries(refused.document)).toEqual(["page-message-title"]);
+    expect(text(refused.document, ".error-summary li")).toEqual(["Birch is archived but still in stock."]);
+    expect(refused.document.querySelector<HTMLTextAreaElement>("#stock-check-note")?.value).toBe(
+      "Counted twice.",
+    );
+
+    await post("/things/stock", row("2", { intent: "remove", version: "1" }));
+    const { response } = await post("/things/stock", {
+      __form__: "stock-check",
+      intent: "finish",
+      note: "Counted twice.",
+    });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/things");
+    expect(posts()).toEqual(["POST /stock-checks", "PUT /things/2/quantity", "POST /stock-checks"]);
+  });
+
+  it("answers a note that is too long with 400 beside the note", async () => {
+    const { response, document } = await post("/things/stock", {
+      __form__: "stock-check",
+      intent: "finish",
+      note: "n".repeat(501),
+    });
+    expect(response.status).toBe(400);
+    expect(document.getElementById("stock-check-note-error")?.textContent).toBe(
+      "Enter a note of 500 characters or fewer.",
+    );
+    expect(posts()).toEqual([]);
+  });
+
+  it("sends a row's reply to a browser with JavaScript, keyed to that row (single fetch)", async () => {
+    const response = await fetch(`${server.url}/things/stock.data`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(row("4", { intent: "update", version: "1", quantity: "x" })),
+    });
+    expect(response.status).toBe(400);
+    const body = await response.text();
+    expect(body).toContain("stock-4");
+    expect(body).toContain("Enter the quantity as a whole number, like 12.");
   });
 });

@@ -2,12 +2,8 @@ import type { Socket } from "node:net";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { callApi, onCallOutcome, type CallOutcomeEvent } from "~/api/client.server";
-import { createThing, getThing, sendNote } from "../fixtures/reference-app/app/faults/calls.server";
-import {
-  createThingOnce,
-  deleteThing,
-  getLooseThing,
-} from "../fixtures/reference-app/app/faults/calls.server";
+import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
+import { createThingOnce, deleteThing, getLooseThing } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
 import { answerRaw, getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 

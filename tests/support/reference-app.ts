@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect } from "vitest";
@@ -14,8 +15,9 @@ import { startUpstream, type Upstream } from "./upstream";
 const fixtureApp = path.join(projectRoot, "tests/fixtures/reference-app");
 
 /**
- * The built fixture app (tests/fixtures/reference-app: the app plus fixture routes making calls,
- * and the "things" reference feature): the working directory of a server that serves it.
+ * The reference app's root, and the working directory of a server that serves it: the app with
+ * the "things" feature (tests/fixtures/reference-app/app) copied over it, as a project that adds
+ * those files would be, and the failure tests' routes (tests/support/fault-routes).
  */
 export const referenceAppBuild = path.join(projectRoot, "node_modules/.cache/reference-app");
 
@@ -24,7 +26,9 @@ const SOURCES = [
   "app",
   "public",
   "tests/fixtures/reference-app",
+  "tests/support/fault-routes",
   "remix.config.js",
+  "tsconfig.json",
   "package-lock.json",
   "patches",
   "server/static/precompress.ts",
@@ -47,9 +51,9 @@ export async function buildReferenceApp(): Promise<string> {
   }
   try {
     if (readStamp() !== hash) {
-      // Run from the fixture's folder: Remix resolves some build outputs against the working directory.
+      assembleReferenceApp();
       await promisify(execFile)(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
-        cwd: fixtureApp,
+        cwd: referenceAppBuild,
         env: { ...process.env, NODE_ENV: "production" },
       });
       // As `npm run build` does for the app: each text file with its compressed copies.
@@ -68,6 +72,25 @@ export async function buildReferenceApp(): Promise<string> {
     rmSync(lockDir, { recursive: true, force: true });
   }
   return referenceAppBuild;
+}
+
+// `~/` then resolves to the merged app/ and Remix treats every route as part of the app.
+function assembleReferenceApp() {
+  const app = path.join(referenceAppBuild, "app");
+  rmSync(app, { recursive: true, force: true });
+  cpSync(path.join(projectRoot, "app"), app, { recursive: true });
+  cpSync(path.join(fixtureApp, "app"), app, { recursive: true });
+  cpSync(path.join(projectRoot, "tests/support/fault-routes"), path.join(app, "fault-routes"), {
+    recursive: true,
+  });
+  cpSync(path.join(fixtureApp, "package.json"), path.join(referenceAppBuild, "package.json"));
+  const config = pathToFileURL(path.join(fixtureApp, "remix.config.js")).href;
+  writeFileSync(
+    path.join(referenceAppBuild, "remix.config.js"),
+    `export { default } from ${JSON.stringify(config)};\n`,
+  );
+  const tsconfig = { compilerOptions: { jsx: "react-jsx", baseUrl: ".", paths: { "~/*": ["./app/*"] } } };
+  writeFileSync(path.join(referenceAppBuild, "tsconfig.json"), JSON.stringify(tsconfig));
 }
 
 function hashSources() {

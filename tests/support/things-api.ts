@@ -14,7 +14,7 @@ export type Thing = {
   version: number;
 };
 
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
 export const THINGS_PAGE_SIZE = 5;
 
@@ -30,10 +30,12 @@ export type ThingsApi = {
 };
 
 /**
- * The "things" API the reference feature calls, in memory: list with search, a status filter
- * and pages, read, create, update (409 when the posted `version` is not the stored one), delete
- * (204), a comment (422 when it repeats the last one) and a status change (409 when the version
- * is stale). A name already taken is a 422 in RFC 9457 problem details pointing at `#/name`.
+ * The "things" API the reference feature calls, in memory: list with search, a status filter,
+ * in stock only and pages, read, create, update (409 when the posted `version` is not the stored
+ * one), delete (204), a comment (422 when it repeats the last one), a status change and a stock
+ * change (409 when the version is stale; 422 on `#/quantity` for an archived thing), and the end
+ * of a stock check (422 naming no field while an archived thing is in stock). A name already
+ * taken is a 422 in RFC 9457 problem details pointing at `#/name`.
  */
 export function createThingsApi(count = NAMES.length + 2): ThingsApi {
   const things = new Map<string, Thing>();
@@ -64,7 +66,7 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
       return interception.answer(req, res, body);
     }
     const url = new URL(req.url!, "http://api.test");
-    const [, id, part] = /^\/things\/([^/]+)(?:\/(comments|status))?$/.exec(url.pathname) ?? [];
+    const [, id, part] = /^\/things\/([^/]+)(?:\/(comments|status|quantity))?$/.exec(url.pathname) ?? [];
     const thing = id === undefined ? undefined : things.get(decodeURIComponent(id));
     if (req.method === "GET" && url.pathname === "/things") return sendJson(res, 200, list(things, url));
     if (req.method === "POST" && url.pathname === "/things") {
@@ -73,6 +75,14 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
       const created: Thing = { ...input, id: String(nextId++), status: "active", comments: [], version: 1 };
       things.set(created.id, created);
       return sendJson(res, 201, created);
+    }
+    if (req.method === "POST" && url.pathname === "/stock-checks") {
+      const archived = [...things.values()].find(
+        (thing) => thing.status === "archived" && thing.quantity > 0,
+      );
+      if (archived)
+        return sendProblem(res, 422, { title: `${archived.name} is archived but still in stock.` });
+      return sendJson(res, 201, { id: String(nextId++) });
     }
     if (id === undefined) return sendJson(res, 404, {});
     if (!thing) return sendProblem(res, 404, { title: "Not found" });
@@ -88,6 +98,15 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
       if (input.version !== thing.version)
         return sendProblem(res, 409, { title: "The thing has changed since you read it." });
       const updated = { ...thing, status: input.status, version: thing.version + 1 };
+      things.set(thing.id, updated);
+      return sendJson(res, 200, updated);
+    }
+    if (req.method === "PUT" && part === "quantity") {
+      const input = JSON.parse(body) as Pick<Thing, "quantity" | "version">;
+      if (input.version !== thing.version)
+        return sendProblem(res, 409, { title: "The thing has changed since you read it." });
+      if (thing.status === "archived" && input.quantity > 0) return sendArchivedStock(res);
+      const updated = { ...thing, quantity: input.quantity, version: thing.version + 1 };
       things.set(thing.id, updated);
       return sendJson(res, 200, updated);
     }
@@ -119,14 +138,23 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
 function list(things: Map<string, Thing>, url: URL) {
   const q = (url.searchParams.get("q") ?? "").toLowerCase();
   const status = url.searchParams.get("status");
+  const inStock = url.searchParams.get("inStock") === "true";
   const matching = [...things.values()]
     .filter((thing) => thing.name.toLowerCase().includes(q) && (!status || thing.status === status))
+    .filter((thing) => !inStock || thing.quantity > 0)
     .sort((a, b) => a.name.localeCompare(b.name));
   const pageCount = Math.max(1, Math.ceil(matching.length / THINGS_PAGE_SIZE));
   const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
   const items = matching
     .slice((page - 1) * THINGS_PAGE_SIZE, page * THINGS_PAGE_SIZE)
-    .map(({ id, name, colour, status }) => ({ id, name, colour, status }));
+    .map(({ id, name, colour, status, quantity, version }) => ({
+      id,
+      name,
+      colour,
+      status,
+      quantity,
+      version,
+    }));
   return { items, page, pageCount, total: matching.length };
 }
 
@@ -138,6 +166,13 @@ function sendNameTaken(res: http.ServerResponse) {
   sendProblem(res, 422, {
     title: "Your request is not valid.",
     errors: [{ pointer: "#/name", detail: "Another thing already has this name. Choose a different name." }],
+  });
+}
+
+function sendArchivedStock(res: http.ServerResponse) {
+  sendProblem(res, 422, {
+    title: "Your request is not valid.",
+    errors: [{ pointer: "#/quantity", detail: "An archived thing cannot be in stock. Remove it instead." }],
   });
 }
 

@@ -2,7 +2,7 @@
 import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
 import {
   createErrorResponse,
   errorCatalogue,
@@ -13,18 +13,18 @@ import {
 
 afterEach(cleanup);
 
-function renderThrown(thrown: () => unknown) {
+function renderThrown(thrown: () => unknown, ErrorBoundary = () => <GeneralErrorBoundary />, path = "/") {
   const RemixStub = createRemixStub([
     {
-      path: "/",
+      path: "/:id?",
       Component: () => null,
-      ErrorBoundary: GeneralErrorBoundary,
+      ErrorBoundary,
       loader: () => {
         throw thrown();
       },
     },
   ]);
-  render(<RemixStub />);
+  render(<RemixStub initialEntries={[path]} />);
 }
 
 describe("GeneralErrorBoundary", () => {
@@ -47,6 +47,40 @@ describe("GeneralErrorBoundary", () => {
 
   it("shows the generic entry, not the error's own message, for an unexpected error", async () => {
     renderThrown(() => new Error("secret internals"));
+    expect(
+      await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
+    ).toBeTruthy();
+    expect(screen.queryByText(/secret internals/)).toBeNull();
+  });
+  it("shows a route's own page for the statuses it handles, and the catalogue's for the others", async () => {
+    const NotFoundHere = () => (
+      <GeneralErrorBoundary
+        statusHandlers={{
+          404: ({ params }) => (
+            <ErrorPage
+              status={404}
+              error={{
+                ...errorCatalogue.NOT_FOUND,
+                code: "NOT_FOUND",
+                title: `No thing with id ${params.id}`,
+              }}
+            />
+          ),
+        }}
+      />
+    );
+    renderThrown(() => createErrorResponse("NOT_FOUND"), NotFoundHere, "/42");
+    expect(await screen.findByRole("heading", { level: 1, name: "No thing with id 42" })).toBeTruthy();
+    expect(screen.getByText("Error 404")).toBeTruthy();
+    cleanup();
+
+    renderThrown(() => createErrorResponse("UPSTREAM_TIMEOUT"), NotFoundHere, "/42");
+    expect(
+      await screen.findByRole("heading", { level: 1, name: errorCatalogue.UPSTREAM_TIMEOUT.title }),
+    ).toBeTruthy();
+    cleanup();
+
+    renderThrown(() => new Error("secret internals"), NotFoundHere, "/42");
     expect(
       await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
     ).toBeTruthy();

@@ -1,14 +1,14 @@
 // @vitest-environment jsdom
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { Form } from "@remix-run/react";
 import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { UpstreamFormErrors } from "~/api/client.server";
-import { ErrorSummary, SubmitButton, TextField, useValidatedForm } from "~/forms";
+import { ErrorSummary, PageMessage, SubmitButton, TextField, useValidatedForm, ValidatedForm } from "~/forms";
 import { submitForm, submitIntent } from "~/forms/index.server";
+import { errorCatalogue } from "~/lib/errors";
 
 // A fixture page with two actions, each its own form; no product behaviour.
 const NoteFormSchema = z.object({ text: z.string({ error: "Enter a note." }) });
@@ -53,16 +53,16 @@ function OneFieldForm({
   button: string;
   pendingLabel: string;
 }) {
-  const [form, fields] = useValidatedForm({ id: intent, schema, intent });
+  const [form, fields] = useValidatedForm({ id: intent, schema: { [intent]: schema } });
   return (
     <section aria-label={`${label} form`}>
       <ErrorSummary form={form} fields={[fields.text]} />
-      <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
+      <ValidatedForm form={form}>
         <TextField meta={fields.text} label={label} />
         <SubmitButton intent={intent} pendingLabel={pendingLabel}>
           {button}
         </SubmitButton>
-      </Form>
+      </ValidatedForm>
     </section>
   );
 }
@@ -73,6 +73,7 @@ function renderPage() {
       path: "/",
       Component: () => (
         <>
+          <PageMessage />
           <OneFieldForm
             intent="note"
             schema={NoteFormSchema}
@@ -112,15 +113,18 @@ describe("a page with two actions", () => {
     expect(within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert")).toBeNull();
   });
 
-  it("shows the API's answer to one action on its form only, keeping what was typed in both", async () => {
-    refuseRename = new UpstreamFormErrors(409, { formErrors: ["Renamed meanwhile."], fieldErrors: {} });
+  it("shows the API's answer to one action's field on its form only, keeping what was typed in both", async () => {
+    refuseRename = new UpstreamFormErrors(422, {
+      formErrors: [],
+      fieldErrors: { text: ["Taken meanwhile."] },
+    });
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
     await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
     await user.click(screen.getByRole("button", { name: "Rename" }));
 
     const rename = screen.getByRole("region", { name: "Name form" });
-    expect((await within(rename).findByRole("alert")).textContent).toContain("Renamed meanwhile.");
+    expect((await within(rename).findByRole("alert")).textContent).toContain("Taken meanwhile.");
     expect(within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert")).toBeNull();
     expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
     expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
@@ -167,7 +171,7 @@ function ArticleForm() {
   return (
     <>
       <ErrorSummary form={form} fields={[fields.title]} />
-      <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
+      <ValidatedForm form={form}>
         <TextField meta={fields.title} label="Title" />
         <SubmitButton intent="save" pendingLabel="Saving…">
           Save
@@ -175,7 +179,7 @@ function ArticleForm() {
         <SubmitButton intent="publish" pendingLabel="Publishing…">
           Save and publish
         </SubmitButton>
-      </Form>
+      </ValidatedForm>
     </>
   );
 }
@@ -210,5 +214,223 @@ describe("one form with two buttons", () => {
     await expect
       .poll(() => (screen.getByRole("textbox", { name: "Title" }) as HTMLInputElement).value)
       .toBe("");
+  });
+});
+
+describe("a refusal about the whole page", () => {
+  it("shows in the page message in its own words, not on the form, keeping what was typed in both forms", async () => {
+    refuseRename = new UpstreamFormErrors(409, { formErrors: ["Renamed meanwhile."], fieldErrors: {} });
+    const user = renderPage();
+    await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
+    await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
+    await user.click(screen.getByRole("button", { name: "Rename" }));
+
+    const message = await screen.findByRole("alert");
+    expect(within(message).getByRole("heading").textContent).toBe(errorCatalogue.NOT_CHANGED.title);
+    expect(message.textContent).toContain("Renamed meanwhile.");
+    expect(document.activeElement).toBe(message);
+    expect(within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert")).toBeNull();
+    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
+    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
+  });
+});
+
+// A form on every row: the rows share their intents, and each posts its own id.
+const RowFormSchema = z.object({ id: z.string(), quantity: z.int({ error: "Enter a whole number." }) });
+const RemoveFormSchema = z.object({ id: z.string() });
+
+function Row({ id }: { id: string }) {
+  const [form, fields] = useValidatedForm({
+    id: `row-${id}`,
+    schema: { update: RowFormSchema, remove: RemoveFormSchema },
+    defaultValue: { quantity: Number(id) * 10 },
+  });
+  return (
+    <li aria-label={`Row ${id}`}>
+      <ErrorSummary form={form} fields={[fields.quantity]} />
+      <ValidatedForm form={form}>
+        <input type="hidden" name="id" value={id} />
+        <TextField meta={fields.quantity} label={`Quantity ${id}`} />
+        <SubmitButton intent="update" pendingLabel="Updating…">
+          Update {id}
+        </SubmitButton>
+        <SubmitButton intent="remove" pendingLabel="Removing…">
+          Remove {id}
+        </SubmitButton>
+      </ValidatedForm>
+    </li>
+  );
+}
+
+function renderRows() {
+  const RemixStub = createRemixStub([
+    {
+      path: "/",
+      Component: () => (
+        <ul>
+          {["1", "2", "3"].map((id) => (
+            <Row key={id} id={id} />
+          ))}
+        </ul>
+      ),
+      action: ({ request }: ActionFunctionArgs) =>
+        submitIntent(request, {
+          update: {
+            schema: RowFormSchema,
+            async submit({ id, quantity }) {
+              await holdRename;
+              if (quantity > 100)
+                throw new UpstreamFormErrors(422, {
+                  formErrors: [],
+                  fieldErrors: { quantity: ["Too many."] },
+                });
+              received.push(`update ${id}: ${quantity}`);
+              return { redirectTo: "/" };
+            },
+          },
+          remove: {
+            schema: RemoveFormSchema,
+            async submit({ id }) {
+              received.push(`remove ${id}`);
+              return { redirectTo: "/" };
+            },
+          },
+        }),
+    },
+  ]);
+  render(<RemixStub />);
+  return userEvent.setup();
+}
+
+const row = (id: string) => screen.getByRole("listitem", { name: `Row ${id}` });
+
+describe("a form on every row", () => {
+  it("shows the browser's and the action's errors on the row that posted, and only there", async () => {
+    const user = renderRows();
+    await user.clear(await screen.findByRole("textbox", { name: "Quantity 2" }));
+    await user.type(screen.getByRole("textbox", { name: "Quantity 2" }), "lots");
+    await user.click(screen.getByRole("button", { name: "Update 2" }));
+    expect((await within(row("2")).findByRole("alert")).textContent).toContain("Enter a whole number.");
+    expect(screen.getAllByRole("alert")).toHaveLength(1);
+
+    await user.clear(screen.getByRole("textbox", { name: "Quantity 3" }));
+    await user.type(screen.getByRole("textbox", { name: "Quantity 3" }), "500");
+    await user.click(screen.getByRole("button", { name: "Update 3" }));
+    expect((await within(row("3")).findByRole("alert")).textContent).toContain("Too many.");
+    expect(within(row("1")).queryByRole("alert")).toBeNull();
+    expect(screen.getByRole("textbox", { name: "Quantity 3" })).toHaveProperty("value", "500");
+    expect(received).toEqual([]);
+  });
+
+  it("checks only the fields of the button's intent: a row is removed whatever its quantity says", async () => {
+    const user = renderRows();
+    await user.clear(await screen.findByRole("textbox", { name: "Quantity 1" }));
+    await user.type(screen.getByRole("textbox", { name: "Quantity 1" }), "lots");
+    await user.click(screen.getByRole("button", { name: "Remove 1" }));
+    await expect.poll(() => received).toEqual(["remove 1"]);
+    expect(screen.queryAllByRole("alert")).toEqual([]);
+  });
+
+  it("says pending on the button that posted only, not on the other rows' same buttons", async () => {
+    let release!: () => void;
+    holdRename = new Promise((resolve) => (release = resolve));
+    const user = renderRows();
+    await user.click(await screen.findByRole("button", { name: "Update 2" }));
+    expect(await within(row("2")).findByRole("button", { name: "Updating…" })).toBeTruthy();
+    for (const other of ["Update 1", "Update 3", "Remove 2"]) {
+      expect(screen.getByRole("button", { name: other }).hasAttribute("aria-disabled")).toBe(false);
+    }
+    release();
+    await expect.poll(() => received).toEqual(["update 2: 20"]);
+  });
+});
+
+// One form for every row and a note: each button names its intent and the row it acts on, so a
+// post checks only that row and gives back everything else typed on the page.
+const LineSchema = z.object({ quantity: z.int({ error: "Enter a whole number." }) });
+const NoteSchema = z.object({ note: z.string({ error: "Write a note." }) });
+
+function OrderPage() {
+  const [form, fields] = useValidatedForm({
+    id: "order",
+    schema: { update: LineSchema, place: NoteSchema },
+    defaultValue: { 1: { quantity: 10 }, 2: { quantity: 20 } },
+  });
+  return (
+    <>
+      <PageMessage />
+      <ErrorSummary form={form} fields={[form.field("1.quantity"), form.field("2.quantity"), fields.note]} />
+      <ValidatedForm form={form}>
+        {["1", "2"].map((line) => (
+          <div key={line}>
+            <TextField meta={form.field(`${line}.quantity`)} label={`Quantity ${line}`} />
+            <SubmitButton intent={`update:${line}`} pendingLabel="Updating…">
+              Update {line}
+            </SubmitButton>
+          </div>
+        ))}
+        <TextField meta={fields.note} label="Note" />
+        <SubmitButton intent="place" pendingLabel="Placing…">
+          Place order
+        </SubmitButton>
+      </ValidatedForm>
+    </>
+  );
+}
+
+function renderOrder() {
+  const RemixStub = createRemixStub([
+    {
+      path: "/",
+      Component: OrderPage,
+      action: ({ request }: ActionFunctionArgs) =>
+        submitIntent(request, {
+          update: {
+            schema: LineSchema,
+            async submit({ quantity }, line) {
+              received.push(`line ${line}: ${quantity}`);
+              return { message: `Line ${line} updated.` };
+            },
+          },
+          place: {
+            schema: NoteSchema,
+            async submit({ note }) {
+              received.push(`placed: ${note}`);
+              return { redirectTo: "/" };
+            },
+          },
+        }),
+    },
+  ]);
+  render(<RemixStub />);
+  return userEvent.setup();
+}
+
+describe("one form whose buttons name a row", () => {
+  it("checks the row of the button used, and keeps what was typed elsewhere when it is done", async () => {
+    const user = renderOrder();
+    const [first, second] = [1, 2].map((line) => screen.getByRole("textbox", { name: `Quantity ${line}` }));
+    await user.clear(first!);
+    await user.type(first!, "half typed");
+    await user.type(screen.getByRole("textbox", { name: "Note" }), "Leave at the door");
+    await user.clear(second!);
+    await user.type(second!, "x");
+    await user.click(screen.getByRole("button", { name: "Update 2" }));
+
+    const summary = await screen.findByRole("alert");
+    expect(
+      within(summary)
+        .getAllByRole("link")
+        .map((link) => link.getAttribute("href")),
+    ).toEqual(["#order-2.quantity"]);
+    await user.clear(second!);
+    await user.type(second!, "25");
+    await user.click(screen.getByRole("button", { name: "Update 2" }));
+
+    expect((await screen.findByRole("status")).textContent).toBe("Line 2 updated.");
+    expect(received).toEqual(["line 2: 25"]);
+    expect(first).toHaveProperty("value", "half typed");
+    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Leave at the door");
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 });

@@ -1,16 +1,22 @@
 // @vitest-environment jsdom
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { Form } from "@remix-run/react";
 import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { UpstreamFormErrors } from "~/api/client.server";
-import { ErrorSummary } from "~/forms/error-summary";
-import { CheckboxField, RadioGroupField, SelectField, TextareaField, TextField } from "~/forms/fields";
-import { submitForm } from "~/forms/submit-form.server";
-import { useValidatedForm } from "~/forms/use-validated-form";
+import {
+  CheckboxField,
+  ErrorSummary,
+  RadioGroupField,
+  SelectField,
+  TextareaField,
+  TextField,
+  useValidatedForm,
+  ValidatedForm,
+} from "~/forms";
+import { submitForm } from "~/forms/index.server";
 
 // A fixture form with one field of each kind; no product behaviour.
 const FixtureFormSchema = z.object({
@@ -50,7 +56,7 @@ function FixtureForm({ defaultValue }: { defaultValue?: Partial<FixtureValues> }
   return (
     <>
       <ErrorSummary form={form} fields={[fields.name, fields.size, fields.colour, fields.count]} />
-      <Form method="post" id={form.id} onSubmit={form.onSubmit} noValidate={form.noValidate}>
+      <ValidatedForm form={form}>
         <TextField meta={fields.name} label="Name" hint="As you want it shown." />
         <SelectField meta={fields.size} label="Size" placeholder="Choose…" options={SIZES} />
         <RadioGroupField meta={fields.colour} label="Colour" options={COLOURS} />
@@ -58,7 +64,7 @@ function FixtureForm({ defaultValue }: { defaultValue?: Partial<FixtureValues> }
         <CheckboxField meta={fields.urgent} label="Urgent" />
         <TextareaField meta={fields.notes} label="Notes" />
         <button type="submit">Send</button>
-      </Form>
+      </ValidatedForm>
     </>
   );
 }

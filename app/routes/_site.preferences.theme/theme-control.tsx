@@ -2,25 +2,20 @@ import { useFetcher, useLocation } from "@remix-run/react";
 import type { action } from "./route";
 import { isTheme, THEME_ACTION_PATH, THEME_FETCHER_KEY, THEME_LABELS, THEMES, type Theme } from "./theme";
 
-/** The theme being submitted, so the page can switch before the server answers. */
 export function usePendingTheme(): Theme | undefined {
   const fetcher = useFetcher({ key: THEME_FETCHER_KEY });
   const theme = fetcher.formData?.get("theme");
   return isTheme(theme) ? theme : undefined;
 }
 
-/**
- * System, Light and Dark as submit buttons of one form. Without JavaScript the post comes back
- * as a redirect to this page; with it, a fetcher posts and the page switches at once. It is
- * validated on the server only, so no validation code ships with every page.
- */
+/** Without JavaScript a post and a 303 back; with it a fetcher, and the page switches at once (decision 008). */
 export function ThemeControl({ theme }: { theme: Theme }) {
   const fetcher = useFetcher<typeof action>({ key: THEME_FETCHER_KEY });
   const location = useLocation();
   const current = usePendingTheme() ?? theme;
   // After a rejected post the address is the action's own; coming back to it would be a GET.
   const redirectTo = location.pathname === THEME_ACTION_PATH ? "/" : `${location.pathname}${location.search}`;
-  const error = fetcher.state === "idle" ? fetcher.data?.result.error?.theme : undefined;
+  const error = fetcher.state === "idle" ? fetcher.data?.errors.theme : undefined;
   return (
     <fetcher.Form method="post" action={THEME_ACTION_PATH} className="theme-control">
       <input type="hidden" name="redirectTo" value={redirectTo} />

@@ -6,8 +6,7 @@ const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
 const themeCookie = createSignedCookie("theme", ONE_YEAR_SECONDS);
 
-// The theme form is validated on the server only: keeping its schema out of the route module
-// keeps Zod out of the browser bundle of the route every page's theme control posts to.
+// Checked on the server only, so the route every page's theme control posts to loads no Zod.
 export const ThemeFormSchema = z.object({
   theme: z.enum(THEMES, { error: "Choose System, Light or Dark." }),
   redirectTo: z.string().optional().catch(undefined),

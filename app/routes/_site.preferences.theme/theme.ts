@@ -5,7 +5,6 @@ export type Theme = (typeof THEMES)[number];
 
 export const THEME_LABELS: Record<Theme, string> = { system: "System", light: "Light", dark: "Dark" };
 
-/** Where the theme form posts. */
 export const THEME_ACTION_PATH = "/preferences/theme";
 
 /** The fetcher the header control submits with; the document reads it to switch theme at once. */

@@ -1,0 +1,127 @@
+import type { Page } from "@playwright/test";
+import { sendProblem } from "../support/things-api";
+import { expect, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
+
+// The stock page: a form on every row (its quantity, Update and Remove), and one to finish the check.
+const row = (page: Page, name: string) =>
+  page
+    .getByRole("list", { name: "Stock" })
+    .getByRole("listitem")
+    .filter({ hasText: `Quantity of ${name}` });
+const quantity = (page: Page, name: string) => page.getByLabel(`Quantity of ${name}`, { exact: true });
+const alerts = (page: Page) => page.getByRole("main").getByRole("alert");
+
+test("each row shows its own errors: type, then click, on one row while another holds typing", async ({
+  page,
+  things,
+  javaScriptEnabled,
+  consoleErrors,
+}) => {
+  await page.goto("/things/stock");
+  if (javaScriptEnabled) await markWindow(page);
+  await quantity(page, "Dune").fill("12");
+  await quantity(page, "Cedar").fill("lots");
+  await page.click("button:text('Update Cedar')");
+
+  await expect(alerts(page)).toHaveCount(1);
+  await expect(row(page, "Cedar").getByRole("alert")).toBeFocused();
+  await expect(row(page, "Cedar").getByRole("alert").getByRole("link")).toHaveText([
+    "Enter the quantity as a whole number, like 12.",
+  ]);
+  await expect(quantity(page, "Cedar")).toHaveAttribute("aria-invalid", "true");
+  await expect(quantity(page, "Cedar")).toHaveValue("lots");
+  await expect(quantity(page, "Dune")).not.toHaveAttribute("aria-invalid");
+  // A form per row: with JavaScript another row keeps what was typed in it; without, the page is drawn again.
+  await expect(quantity(page, "Dune")).toHaveValue(javaScriptEnabled ? "12" : "30");
+
+  await quantity(page, "Cedar").fill("25");
+  await page.click("button:text('Update Cedar')");
+  await expect(page.getByRole("status").first()).toHaveText("Cedar now has 25.");
+  expect(await isSameWindow(page)).toBe(javaScriptEnabled);
+  expect(consoleErrors.filter((error) => !/status of 400/.test(error))).toEqual([]);
+  await expect(quantity(page, "Cedar")).toHaveValue("25");
+  // After the post, as before it: with JavaScript the other row keeps what was typed in it.
+  await expect(quantity(page, "Dune")).toHaveValue(javaScriptEnabled ? "12" : "30");
+  expect(things.things.get("3")).toMatchObject({ quantity: 25, version: 2 });
+});
+
+test("the API's 422 shows beside its row; Remove checks nothing typed in the row", async ({
+  page,
+  things,
+}) => {
+  await page.goto("/things/stock");
+  await quantity(page, "Birch").fill("5");
+  await page.click("button:text('Update Birch')");
+  await expect(row(page, "Birch").getByRole("alert")).toContainText(
+    "An archived thing cannot be in stock. Remove it instead.",
+  );
+  await expect(quantity(page, "Birch")).toHaveAccessibleDescription(
+    "An archived thing cannot be in stock. Remove it instead.",
+  );
+  await expect(alerts(page)).toHaveCount(1);
+
+  await quantity(page, "Birch").fill("not a number");
+  await page.click("button:text('Remove Birch')");
+  await expect(page.getByRole("status").first()).toHaveText("Birch is out of stock.");
+  await expect(row(page, "Birch")).toHaveCount(0);
+  expect(things.things.get("2")).toMatchObject({ quantity: 0 });
+});
+
+test("only the button that posted says it is pending, on its own row", async ({
+  page,
+  things,
+  javaScriptEnabled,
+}) => {
+  const held = holdAnswer(things, /^PUT \/things\/4\/quantity$/);
+  await page.goto("/things/stock");
+  const updating = page.click("button:text('Update Dune')");
+  await expect.poll(held.arrived).toBe(true);
+  if (javaScriptEnabled) {
+    await expect(row(page, "Dune").getByRole("button", { name: "Updating…" })).toHaveAttribute(
+      "aria-disabled",
+      "true",
+    );
+    for (const name of ["Remove Dune", "Update Cedar", "Update Ember"]) {
+      await expect(page.getByRole("button", { name })).not.toHaveAttribute("aria-disabled");
+    }
+  }
+  held.release();
+  await updating;
+  await expect(page.getByRole("status").first()).toHaveText("Dune now has 30.");
+});
+
+test("a 409 for a row that is gone meanwhile, and a refused stock check, show above the list in their own words", async ({
+  page,
+  things,
+}) => {
+  await page.goto("/things/stock");
+  await page.getByLabel("Note", { exact: true }).fill("Counted twice.");
+  // Someone else takes Cedar out of stock meanwhile.
+  things.things.set("3", { ...things.things.get("3")!, quantity: 0, version: 2 });
+  await quantity(page, "Cedar").fill("7");
+  await page.click("button:text('Update Cedar')");
+
+  await expect(alerts(page)).toHaveCount(1);
+  await expect(alerts(page).getByRole("heading")).toHaveText("Nothing was changed");
+  await expect(alerts(page)).toContainText("Someone else changed this thing's stock");
+  await expect(alerts(page)).toBeFocused();
+  await expect(row(page, "Cedar")).toHaveCount(0);
+
+  await page.getByLabel("Note", { exact: true }).fill("Counted twice.");
+  await page.click("button:text('Finish the stock check')");
+  await expect(alerts(page)).toContainText("Birch is archived but still in stock.");
+  await expect(page.getByLabel("Note", { exact: true })).toHaveValue("Counted twice.");
+
+  await page.click("button:text('Remove Birch')");
+  await expect(row(page, "Birch")).toHaveCount(0);
+  await page.click("button:text('Finish the stock check')");
+  await expect(page).toHaveURL(/\/things$/);
+  await expect(page.getByRole("status").first()).toHaveText("The stock check is finished.");
+});
+
+test("a failed call on a row shows the catalogue's page", async ({ page, things }) => {
+  things.intercept(/^PUT \/things\/3\/quantity$/, (_req, res) => sendProblem(res, 503, {}));
+  await page.goto("/things/stock");
+  await page.click("button:text('Remove Cedar')");
+  await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
+});

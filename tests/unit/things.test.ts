@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+// In the app: "~/entities/thing".
+import {
+  COLOUR_LABELS,
+  COLOUR_OPTIONS,
+  COLOURS,
+  THING_STATUS_LABELS,
+  THING_STATUSES,
+  THING_TRANSITIONS,
+} from "../fixtures/reference-app/app/entities/thing";
+
+// The reference entity's states, changes and labels: the test a new entity copies.
+describe("a thing", () => {
+  it.each(THING_STATUSES)("offers one change from %s, to another state, with a button's words", (status) => {
+    const { to, label } = THING_TRANSITIONS[status];
+    expect(THING_STATUSES).toContain(to);
+    expect(to).not.toBe(status);
+    expect(label).toMatch(/^[A-Z]/);
+  });
+
+  it("can come back to every state it can leave", () => {
+    for (const status of THING_STATUSES)
+      expect(THING_TRANSITIONS[THING_TRANSITIONS[status].to].to).toBe(status);
+  });
+
+  it("labels every state and colour, and offers the colours in their order", () => {
+    expect(Object.keys(THING_STATUS_LABELS)).toEqual([...THING_STATUSES]);
+    expect(COLOUR_OPTIONS).toEqual(COLOURS.map((value) => ({ value, label: COLOUR_LABELS[value] })));
+  });
+});
