@@ -1,4 +1,3 @@
-import { formatPaths } from "@conform-to/dom";
 import { z } from "zod";
 import { createErrorResponse, type ErrorCode } from "~/lib/errors";
 
@@ -118,7 +117,8 @@ export function formMessage(message: string): ReadFormErrors {
   return () => ({ formErrors: [message], fieldErrors: {} });
 }
 
-// Conform's name for a JSON pointer (RFC 6901), plain or a URI fragment; "" is the form itself.
+// A form's field name for a JSON pointer (RFC 6901), plain or a URI fragment: `/items/0/name` is
+// `items[0].name`, "" the form itself.
 function getFieldName(pointer = "") {
   let path: string;
   try {
@@ -129,5 +129,8 @@ function getFieldName(pointer = "") {
   if (!path.startsWith("/")) return "";
   const segments = path.slice(1).split("/");
   const names = segments.map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
-  return formatPaths(names.map((name) => (/^(0|[1-9]\d*)$/.test(name) ? Number(name) : name)));
+  return names.reduce(
+    (name, key) => (/^(0|[1-9]\d*)$/.test(key) ? `${name}[${key}]` : name ? `${name}.${key}` : key),
+    "",
+  );
 }

@@ -2,7 +2,6 @@ import type * as OpenId from "openid-client";
 import type { SignInSettings } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
 import { createThrottledWarning, logger } from "~/lib/logger.server";
-import { loadOpenIdClient } from "./libraries.server";
 import type { Session } from "./session-store.server";
 
 type TokenSet = OpenId.TokenEndpointResponse & OpenId.TokenEndpointResponseHelpers;
@@ -25,7 +24,7 @@ export function getProvider(settings: SignInSettings): Promise<Provider> {
 }
 
 async function discoverProvider(settings: SignInSettings) {
-  const client = await loadOpenIdClient();
+  const client = await import("openid-client");
   const fetchWithinLimits: OpenId.CustomFetch = async (url, options) => {
     const response = await fetch(url, {
       ...options,

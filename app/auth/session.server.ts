@@ -2,7 +2,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { getConfig, type SignInSettings } from "~/lib/config.server";
 import { createThrottledWarning, logger } from "~/lib/logger.server";
 import { connectRedis, RedisUnavailableError, type RedisConnection } from "~/lib/redis.server";
-import { loadRedis } from "./libraries.server";
 import * as provider from "./provider.server";
 import {
   carriesSessionCookie,
@@ -32,7 +31,6 @@ export async function getSessionStore(settings: SignInSettings) {
         waitForConnection: true,
         warn: warnRedisFailed,
         onReady: warnRedisFailed.reset,
-        loadRedis,
       }).then((redis) => ({ store: createSessionStore(createRedisBackend(redis), settings), redis }))
     : Promise.resolve({ store: createSessionStore(createMemoryBackend(), settings) });
   return (await opened).store;

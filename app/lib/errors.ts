@@ -1,5 +1,4 @@
-// Every error a visitor can be shown, with its status and words: the error boundary, the server's
-// own refusals and the probes all read from here. The spec's errors are added at the end.
+// Every error a visitor can be shown, with its status and words; the spec's errors are added at the end.
 export const errorCatalogue = {
   BAD_REQUEST: {
     status: 400,
@@ -125,14 +124,13 @@ export const errorCatalogue = {
   NOT_CHANGED: {
     status: 409,
     title: "Nothing was changed",
-    message:
-      "Something changed before your request arrived, so it was not carried out. The page shows the latest version.",
+    message: "It changed before your request arrived, so nothing was done. The page shows it as it is now.",
   },
 } as const satisfies Record<string, { status: number; title: string; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
-
 export type CatalogueError = { code: ErrorCode; status: number; title: string; message: string };
+const codes = Object.keys(errorCatalogue) as ErrorCode[];
 
 export const getError = (code: ErrorCode): CatalogueError => ({ code, ...errorCatalogue[code] });
 
@@ -141,12 +139,9 @@ export const isErrorCode = (value: unknown): value is ErrorCode =>
 
 /** The first entry with `status`, else the generic entry of its class (BAD_REQUEST or INTERNAL). */
 export function getErrorForStatus(status: number): CatalogueError {
-  const isClientError = status >= 400 && status < 500;
-  const first = (Object.keys(errorCatalogue) as ErrorCode[]).find(
-    (code) => errorCatalogue[code].status === status,
-  );
-  const code = first ?? (isClientError ? "BAD_REQUEST" : "INTERNAL");
-  return { ...getError(code), status: status >= 400 && status < 600 ? status : 500 };
+  const code = codes.find((known) => errorCatalogue[known].status === status);
+  const fallback = status >= 400 && status < 500 ? "BAD_REQUEST" : "INTERNAL";
+  return { ...getError(code ?? fallback), status: status >= 400 && status < 600 ? status : 500 };
 }
 
 /** What a loader or action throws to show an entry: its status, and its code for the error boundary. */

@@ -1,4 +1,3 @@
-import type * as Redis from "redis";
 import type { createThrottledWarning } from "./logger.server";
 
 type Options = {
@@ -7,7 +6,6 @@ type Options = {
   waitForConnection: boolean;
   warn: ReturnType<typeof createThrottledWarning>;
   onReady?: () => void;
-  loadRedis: () => Promise<typeof Redis>;
 };
 
 export class RedisUnavailableError extends Error {
@@ -17,11 +15,9 @@ export class RedisUnavailableError extends Error {
 export type RedisConnection = Awaited<ReturnType<typeof connectRedis>>;
 
 /** A Redis never waited on for long: each command has a deadline, and missing it replaces the connection. */
-export async function connectRedis(
-  url: string,
-  { timeoutMs, waitForConnection, warn, onReady, loadRedis }: Options,
-) {
-  const { createClient } = await loadRedis();
+export async function connectRedis(url: string, { timeoutMs, waitForConnection, warn, onReady }: Options) {
+  // Loaded only once Redis is configured.
+  const { createClient } = await import("redis");
   let hasConnected = false;
   let opening: Promise<void> | undefined;
   const connect = () => {

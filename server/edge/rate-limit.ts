@@ -57,7 +57,6 @@ export async function startRateLimitStore(url: string, onError: () => void) {
     waitForConnection: false,
     warn: warnStoreFailed,
     onReady: () => void reload().catch(() => {}),
-    loadRedis: () => import("redis"),
   });
   const inner = new RedisStore({ sendCommand: (...args: string[]) => redis.command<RedisReply>(args) });
   const forget = (error: unknown) => {
