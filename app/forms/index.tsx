@@ -1,8 +1,8 @@
 import { Form, useNavigation } from "@remix-run/react";
-import { createContext, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import type { $ZodType, input } from "zod/v4/core";
 import type { FieldMeta } from "./fields";
-import { isAboutPage, useReply } from "./messages";
+import { FormIdContext, isAboutPage, useReply } from "./messages";
 import {
   checkPayload,
   FORM_ID_FIELD,
@@ -93,8 +93,6 @@ export function useValidatedForm<S extends Schemas>({ id, schema, defaultValue }
   });
   return [form, fields] as const;
 }
-
-export const FormIdContext = createContext<string | undefined>(undefined);
 
 type ValidatedFormProps = { form: FormState; action?: string; className?: string; children: ReactNode };
 

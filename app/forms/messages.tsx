@@ -1,9 +1,21 @@
 import { useActionData, useNavigation } from "@remix-run/react";
-import { useContext, useEffect, useRef, type MouseEvent, type ReactNode, type RefObject } from "react";
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useRef,
+  type MouseEvent,
+  type ReactNode,
+  type RefObject,
+} from "react";
 import { getError } from "~/lib/errors";
 import type { FieldMeta } from "./fields";
-import { FormIdContext, type FormState } from "./index";
-import { FORM_ID_FIELD, INTENT_FIELD, isFormReply, type FormReply } from "./parse";
+import { FORM_ID_FIELD, INTENT_FIELD, isFormReply, type FormErrors, type FormReply } from "./parse";
+
+/** The id of the form a submit button is in (`ValidatedForm` provides it). */
+export const FormIdContext = createContext<string | undefined>(undefined);
+
+type FormState = { id: string; errors: FormErrors; attempts: number };
 
 export const isAboutPage = (reply: FormReply) =>
   reply.status !== 400 && Object.keys(reply.errors).every((name) => name === "");
