@@ -62,7 +62,6 @@ export default function handleRequest(
       buffer(body).then((rendered) => {
         const whole = keptAs ? finishErrorDocument(rendered, nonce!, keptAs, !failed) : rendered;
         responseHeaders.set("Content-Length", String(whole.byteLength));
-        // A Buffer read from a stream sits on a plain ArrayBuffer, never a shared one.
         resolve(respond(whole as Uint8Array<ArrayBuffer>));
       }, reject);
       pipe(body);
@@ -97,7 +96,6 @@ export default function handleRequest(
           }
           responseStatusCode = 500;
           failed = true;
-          // Errors before the shell is ready reach onShellError.
           if (shellRendered) logError(error, request);
         },
       },

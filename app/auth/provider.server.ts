@@ -79,7 +79,6 @@ async function readWhole(response: Response, limit: number) {
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** Tokens the app refuses though openid-client accepted them: the visitor is not signed in. */
 export class UntrustedTokensError extends Error {}
 
 // RFC 6749's VSCHAR with inner spaces: anything else could not be sent in a header.
@@ -108,7 +107,6 @@ export function withTokens<S extends Partial<Session>>(session: S, tokens: Token
   };
 }
 
-/** Who the ID token's claims say the visitor is: a name to show and their roles. */
 export function readUser(claims: Record<string, unknown>, rolesClaim: string) {
   let roles: unknown = claims;
   for (const key of rolesClaim.split(".")) {

@@ -3,7 +3,6 @@ import { getConfig, type SignInSettings } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
 import type { RedisConnection } from "~/lib/redis.server";
 
-/** A signed-in visitor as the server keeps them; their cookie holds only the session's id. */
 export type Session = {
   id: string;
   sub: string;

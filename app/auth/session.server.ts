@@ -101,7 +101,6 @@ async function runRefresh(session: Session, settings: SignInSettings): Promise<S
   const deadline = settings.timeoutMs * 2;
   const outcome = await sessions.withLock(`refresh:${session.id}`, deadline, async () => {
     const stored = await sessions.get(session.id);
-    // Ended meanwhile, or refreshed by another instance since this request read it.
     if (stored?.tokenIssuedAt !== session.tokenIssuedAt) return { session: stored };
     try {
       const { client, config } = await provider.getProvider(settings);

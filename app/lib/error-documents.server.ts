@@ -9,7 +9,6 @@ const MAX_ASKED_ONCE = 256;
 // A key this long is not worth keeping: its data is no error document's.
 const MAX_KEY_LENGTH = 16_384;
 
-/** Stands for the nonce in a kept document; random, so no content can contain it by chance. */
 export const NONCE_PLACEHOLDER = randomBytes(16).toString("base64url");
 
 const documents = new Map<string, Buffer[]>();

@@ -16,7 +16,6 @@ export type RedisConnection = Awaited<ReturnType<typeof connectRedis>>;
 
 /** A Redis never waited on for long: each command has a deadline, and missing it replaces the connection. */
 export async function connectRedis(url: string, { timeoutMs, waitForConnection, warn, onReady }: Options) {
-  // Loaded only once Redis is configured.
   const { createClient } = await import("redis");
   let hasConnected = false;
   let opening: Promise<void> | undefined;

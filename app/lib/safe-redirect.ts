@@ -8,7 +8,6 @@ export function getSafeRedirect(to: unknown, fallback = "/"): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\s\u0000-\u001f\u007f]/.test(to)) return fallback;
   if (/%(2f|5c|0[0-9a-f]|1[0-9a-f]|7f|20)/i.test(to)) return fallback;
-  // The browser must resolve it to this same origin.
   const base = "http://this.invalid";
   const url = URL.canParse(to, base) ? new URL(to, base) : null;
   if (url?.origin !== base) return fallback;

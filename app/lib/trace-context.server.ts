@@ -12,7 +12,6 @@ const MAX_TRACESTATE_MEMBERS = 32;
 const TRACESTATE_MEMBER =
   /^(?:[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13}|[a-z][a-z0-9_\-*/]{0,255})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 
-/** The caller's span in a `traceparent` header, or null when the header is not a valid one. */
 export function parseTraceparent(header: string | null | undefined) {
   const match = header ? TRACEPARENT.exec(header) : null;
   if (!match) return null;
