@@ -28,13 +28,14 @@ function findLogLines(app: RunningServer, level: "warn" | "error", text: string)
 
 // Bounds far from both what a capped answer costs and what an uncapped one cost (docs/security.md).
 const MAX_GROWTH_MB = 96;
-const MAX_LOOP_DELAY_MS = 1_000;
+// CPU the loop spent in one stretch: parsing one uncapped answer was seconds of it.
+const MAX_LOOP_HELD_MS = 500;
 // Of each 128 MB answer, what the app may have taken in (socket buffers included) before it stopped.
 const MAX_BYTES_TAKEN = 32 * 1024 * 1024;
 
 /**
  * Sends `count` requests at once that each meet a huge answer from the provider, and measures the
- * server meanwhile: its resident memory (sampled, the peak kept) and its event loop's longest delay.
+ * server meanwhile: its resident memory (sampled, the peak kept) and how long its loop was held.
  */
 async function measureHugeAnswers(
   suite: ScriptedSuite,
@@ -58,15 +59,16 @@ async function measureHugeAnswers(
   sampling = false;
   await sampler;
   peak = Math.max(peak, readRssMegabytes(pid));
-  const loopDelayMs = (await readLoopDelay(suite.app)).maxMs;
+  const { maxMs: loopDelayMs, heldCpuMs } = await readLoopDelay(suite.app);
   const bytesTaken = suite.provider.hugeBytesTaken.slice(taken);
   const mb = (value: number) => `${Math.round(value)} MB`;
   console.log(
     `${name}: ${count} at once, ${bytesTaken.length} answers of ${mb(HUGE_ANSWER_BYTES / 2 ** 20)} each; ` +
-      `RSS idle ${mb(idle)}, peak ${mb(peak)} (+${mb(peak - idle)}); loop delay at most ${loopDelayMs} ms; ` +
+      `RSS idle ${mb(idle)}, peak ${mb(peak)} (+${mb(peak - idle)}); loop held ${heldCpuMs} ms of CPU ` +
+      `at most (delay ${loopDelayMs} ms); ` +
       `the app took at most ${mb(Math.max(...bytesTaken) / 2 ** 20)} of an answer`,
   );
-  return { answers, growthMb: peak - idle, loopDelayMs, bytesTaken };
+  return { answers, growthMb: peak - idle, heldCpuMs, bytesTaken };
 }
 
 describe("a hostile or failing provider never signs anyone in and never answers 500", () => {
@@ -112,7 +114,7 @@ describe.each<DiscoveryAnswer>(["huge-declared", "huge"])(
 
     it("makes sign-in unavailable at once, the memory and the event loop untouched", async () => {
       suite.provider.discovery = discovery;
-      const { answers, growthMb, loopDelayMs, bytesTaken } = await measureHugeAnswers(
+      const { answers, growthMb, heldCpuMs, bytesTaken } = await measureHugeAnswers(
         suite,
         `discovery, ${discovery}`,
         4,
@@ -122,7 +124,7 @@ describe.each<DiscoveryAnswer>(["huge-declared", "huge"])(
       expect(bytesTaken.length).toBeGreaterThan(0);
       for (const taken of bytesTaken) expect(taken).toBeLessThan(MAX_BYTES_TAKEN);
       expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
-      expect(loopDelayMs).toBeLessThan(MAX_LOOP_DELAY_MS);
+      expect(heldCpuMs).toBeLessThan(MAX_LOOP_HELD_MS);
       expect(findLogLines(suite.app, "warn", "provider cannot be reached")).toHaveLength(1);
     });
   },
@@ -138,7 +140,7 @@ describe("a token answer of 128 MB", () => {
     suite.provider.answer = "valid";
     await signIn(new Browser(), suite.app);
     suite.provider.answer = "huge";
-    const { answers, growthMb, loopDelayMs, bytesTaken } = await measureHugeAnswers(
+    const { answers, growthMb, heldCpuMs, bytesTaken } = await measureHugeAnswers(
       suite,
       "token endpoint",
       4,
@@ -148,7 +150,7 @@ describe("a token answer of 128 MB", () => {
     expect(bytesTaken).toHaveLength(4);
     for (const taken of bytesTaken) expect(taken).toBeLessThan(MAX_BYTES_TAKEN);
     expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
-    expect(loopDelayMs).toBeLessThan(MAX_LOOP_DELAY_MS);
+    expect(heldCpuMs).toBeLessThan(MAX_LOOP_HELD_MS);
   });
 });
 
