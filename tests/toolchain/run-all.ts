@@ -8,8 +8,8 @@ import { ensureSystemPackages } from "./system-packages";
 
 /**
  * What can differ between Node releases is Node's own code under the server: its HTTP parser and
- * server, URL and header parsing, sockets and zlib. These HTTP files put exactly that under test,
- * and the unit tests are cheap: on this machine's Node they run too, everything on the image's.
+ * server, URL and header parsing, sockets and zlib. These HTTP files put exactly that under test
+ * on this machine's Node; everything runs on the image's.
  */
 export const NODE_SENSITIVE_FILES = [
   "tests/security/client-faults.test.ts",
@@ -67,7 +67,6 @@ const lanes: Step[][] = [
     { name: "type check", script: "typecheck" },
     { name: "lint", script: "lint" },
     { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
-    ...(onlyOneNode ? [] : [{ name: `unit, ${machine}`, script: "test:unit" }]),
     {
       name: `Kubernetes manifests, ${image}`,
       script: "test:kubernetes",
