@@ -2,15 +2,16 @@ import http from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
+import { startDeadline } from "~/api/client.server";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
 import { startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 // A crowd on a page whose call never answers: every deadline passes within a short time. Asserted is
-// what a busy machine does not change: the longest stretch of CPU the loop was held (ending every
-// call in one turn held it for hundreds of milliseconds) and every answer, long before the page's
-// stream is cut (5 s); the wall-clock figures are printed beside the idle server's.
+// what a busy machine does not change: how many calls end in one turn of the loop, the longest
+// stretch of CPU the loop was held, and every answer, long before the page's stream is cut (5 s);
+// the wall-clock figures are printed beside the idle server's.
 const VISITORS = 100;
 const DEADLINE_MS = 1_000;
 const PROBE_INTERVAL_MS = 10;
@@ -45,9 +46,12 @@ describe.each([
 
     const clientLoop = monitorEventLoopDelay({ resolution: 5 });
     clientLoop.enable();
+    upstream.handle(() => {});
     const startedAt = performance.now();
     const visitors = Promise.all(Array.from({ length: VISITORS }, () => get(server.url + page)));
-    await sleep(DEADLINE_MS - 50);
+    // From when every call has started: a busy machine delivers the crowd's requests in bursts,
+    // and rendering what came in one burst is not what is measured here.
+    await expect.poll(() => upstream.received.length).toBe(VISITORS);
     await readLoopDelay(server);
     const windowStart = performance.now();
     const crowdProbes = await probeUntil(server, visitors);
@@ -80,10 +84,27 @@ describe.each([
     if (status === 200) {
       for (const answer of answers) expect(answer.body).toContain("The thing could not be loaded");
     }
-    expect(crowdLoop.heldCpuMs).toBeLessThan(60);
+    // Far above what the crowd costs (docs/performance.md), far below a stall.
+    expect(crowdLoop.heldCpuMs).toBeLessThan(150);
     // An answer, not a hang: the deferred page's stream would be cut at 5 s.
     expect(Math.max(...overDeadline)).toBeLessThan(3_500);
   });
+});
+
+it("ends the calls whose deadlines pass in one turn four per turn: each ending renders a page", async () => {
+  const deadlines = Array.from({ length: VISITORS }, () => startDeadline(null, 10));
+  let turn = 0;
+  const endedInTurn: number[] = [];
+  for (const { signal } of deadlines) signal.addEventListener("abort", () => endedInTurn.push(turn));
+  const countTurns = () => {
+    turn++;
+    if (endedInTurn.length < VISITORS) setImmediate(countTurns);
+  };
+  setImmediate(countTurns);
+  await expect.poll(() => endedInTurn.length).toBe(VISITORS);
+  const perTurn = endedInTurn.map((ended) => endedInTurn.filter((other) => other === ended).length);
+  expect(Math.max(...perTurn)).toBe(4);
+  expect(deadlines.every((deadline) => deadline.passed)).toBe(true);
 });
 
 type Answer = { status: number; body: string; endedAt: number };
