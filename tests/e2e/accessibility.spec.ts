@@ -1,5 +1,5 @@
 import { blockAppScriptsWithoutJavaScript, expectNoViolations } from "./axe";
-import { expect, test } from "./fixtures";
+import { expect, getAlerts, test } from "./fixtures";
 import { postTamperedTheme } from "./theme-form";
 
 test.use({ javaScriptEnabled: true });
@@ -36,7 +36,7 @@ for (const { theme, colorScheme } of cases) {
 
     await page.goto("/");
     await postTamperedTheme(page);
-    await expect(page.getByRole("main").getByRole("alert")).toContainText("Check your answers");
+    await expect(getAlerts(page)).toContainText("Check your answers");
     await expect(page.locator("html")).toHaveAttribute("data-theme", theme.toLowerCase());
     await expectNoViolations(page);
   });

@@ -33,3 +33,8 @@ export async function markWindow(page: Page) {
 export function isSameWindow(page: Page) {
   return page.evaluate(() => "untouchedSinceLoad" in window);
 }
+
+/** The page's error summaries and refusals: its alerts, inside the main landmark. */
+export function getAlerts(page: Page) {
+  return page.getByRole("main").getByRole("alert");
+}

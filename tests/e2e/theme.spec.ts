@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, isSameWindow, markWindow, test } from "./fixtures";
+import { expect, getAlerts, isSameWindow, markWindow, test } from "./fixtures";
 import { postTamperedTheme } from "./theme-form";
 
 const themeControl = (page: Page) => page.getByRole("banner").getByRole("group", { name: "Theme" });
@@ -80,7 +80,7 @@ test("a tampered theme value is refused with the form and the error", async ({ p
   } else {
     await expect(page).toHaveURL(/\/preferences\/theme$/);
     await expect(page.getByRole("heading", { level: 1, name: "Theme" })).toBeVisible();
-    const summary = page.getByRole("main").getByRole("alert");
+    const summary = getAlerts(page);
     await expect(summary).toContainText("Check your answers");
     await expect(summary).toBeFocused();
     await expect(summary.getByRole("link")).toHaveText("Choose System, Light or Dark.");
@@ -95,7 +95,7 @@ test("the 400 page's form sets the theme and returns to the page the visitor cam
   await page.goto("/somewhere");
   await postTamperedTheme(page);
   await expect(page).toHaveURL(/\/preferences\/theme$/);
-  await expect(page.getByRole("main").getByRole("alert")).toContainText("Choose System, Light or Dark.");
+  await expect(getAlerts(page)).toContainText("Choose System, Light or Dark.");
 
   await page.getByRole("main").getByRole("radio", { name: "Dark" }).check();
   await page.getByRole("button", { name: "Save theme" }).click();

@@ -1,5 +1,5 @@
 import { blockAppScriptsWithoutJavaScript, expectNoViolations } from "./axe";
-import { expect, test } from "./things-fixture";
+import { expect, getAlerts, test } from "./things-fixture";
 
 test.use({ javaScriptEnabled: true });
 
@@ -24,14 +24,14 @@ for (const [path, heading] of [
 test("the add and edit forms have no axe violations with their errors", async ({ page, things }) => {
   await page.goto("/things/new");
   await page.getByRole("button", { name: "Add thing" }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toContainText("Enter a name.");
+  await expect(getAlerts(page)).toContainText("Enter a name.");
   await expectNoViolations(page);
 
   things.things.set("3", { ...things.things.get("3")!, version: 2 });
   await page.goto("/things/3/edit");
   things.things.set("3", { ...things.things.get("3")!, version: 3 });
   await page.getByRole("button", { name: "Save changes" }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toContainText("Someone else changed this thing");
+  await expect(getAlerts(page)).toContainText("Someone else changed this thing");
   await expectNoViolations(page);
 });
 
@@ -42,15 +42,13 @@ test("the stock page has no axe violations, with a row's errors and a message ab
   await page.goto("/things/stock");
   await page.getByLabel("Quantity of Cedar", { exact: true }).fill("lots");
   await page.getByRole("button", { name: "Update Cedar" }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toContainText(
-    "Enter the quantity as a whole number",
-  );
+  await expect(getAlerts(page)).toContainText("Enter the quantity as a whole number");
   await expectNoViolations(page);
 
   things.things.set("4", { ...things.things.get("4")!, version: 2 });
   await page.getByRole("button", { name: "Update Dune" }).click();
   // With JavaScript, Cedar's row still shows its own error beside the message about the page.
-  const refused = page.getByRole("main").getByRole("alert").filter({ hasText: "Someone else changed" });
+  const refused = getAlerts(page).filter({ hasText: "Someone else changed" });
   await expect(refused).toBeVisible();
   await expectNoViolations(page);
 });
@@ -61,7 +59,7 @@ test("a thing's page with two actions has no axe violations, with either action'
 }) => {
   await page.goto("/things/3?status=active");
   await page.getByRole("button", { name: "Add comment" }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toContainText("Enter a comment.");
+  await expect(getAlerts(page)).toContainText("Enter a comment.");
   await expectNoViolations(page);
 
   things.things.set("3", { ...things.things.get("3")!, version: 2 });

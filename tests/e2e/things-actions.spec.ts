@@ -1,11 +1,18 @@
 import type { Page } from "@playwright/test";
 import { sendProblem } from "../support/things-api";
-import { expect, getListedNames, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
+import {
+  expect,
+  getAlerts,
+  getListedNames,
+  holdAnswer,
+  isSameWindow,
+  markWindow,
+  test,
+} from "./things-fixture";
 
 // A thing's page is one form whose buttons name two actions: a comment and a status change.
 const thing = (page: Page) => page.getByRole("region", { name: "Cedar" });
 const comment = (page: Page) => thing(page).getByLabel("Comment", { exact: true });
-const alerts = (page: Page) => page.getByRole("main").getByRole("alert");
 const status = (page: Page) => thing(page).locator("dd").last();
 const done = (page: Page) => thing(page).getByRole("status");
 
@@ -20,9 +27,9 @@ test("a comment: a click with nothing typed shows its error, a sent comment is l
   await comment(page).click();
   await page.click("button:text('Add comment')");
 
-  await expect(alerts(page)).toHaveCount(1);
-  await expect(alerts(page)).toBeFocused();
-  await expect(alerts(page).getByRole("link")).toHaveText(["Enter a comment."]);
+  await expect(getAlerts(page)).toHaveCount(1);
+  await expect(getAlerts(page)).toBeFocused();
+  await expect(getAlerts(page).getByRole("link")).toHaveText(["Enter a comment."]);
   await expect(comment(page)).toHaveAccessibleDescription("Up to 500 characters. Enter a comment.");
   await expect(thing(page).getByRole("button", { name: "Archive Cedar" })).toBeVisible();
 
@@ -32,7 +39,7 @@ test("a comment: a click with nothing typed shows its error, a sent comment is l
   await expect(page.getByRole("status").first()).toHaveText("Your comment was added.");
   await expect(thing(page).getByRole("list", { name: "Comments" })).toHaveText("Smells of pine.");
   await expect(comment(page)).toHaveValue("");
-  await expect(alerts(page)).toHaveCount(0);
+  await expect(getAlerts(page)).toHaveCount(0);
   expect(things.things.get("3")?.comments).toEqual([{ id: "1", text: "Smells of pine." }]);
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
   expect(consoleErrors.filter((error) => !/status of 400/.test(error))).toEqual([]);
@@ -49,10 +56,12 @@ test("a status change checks none of the comment being typed, and keeps it wheth
   things.things.set("3", { ...things.things.get("3")!, status: "archived", version: 2 });
   await page.click("button:text('Archive Cedar')");
 
-  await expect(alerts(page)).toHaveCount(1);
-  await expect(alerts(page).getByRole("heading")).toHaveText("Nothing was changed");
-  await expect(alerts(page)).toContainText("Someone else changed this thing, so its status was not changed.");
-  await expect(alerts(page)).toBeFocused();
+  await expect(getAlerts(page)).toHaveCount(1);
+  await expect(getAlerts(page).getByRole("heading")).toHaveText("Nothing was changed");
+  await expect(getAlerts(page)).toContainText(
+    "Someone else changed this thing, so its status was not changed.",
+  );
+  await expect(getAlerts(page)).toBeFocused();
   await expect(status(page)).toHaveText("Archived");
   await expect(page.getByRole("list", { name: "Things" }).getByRole("listitem").nth(2)).toHaveText(
     "Cedar (Archived)",
@@ -62,7 +71,7 @@ test("a status change checks none of the comment being typed, and keeps it wheth
   await page.click("button:text('Restore Cedar')");
   await expect(done(page)).toHaveText("Cedar is now active.");
   await expect(status(page)).toHaveText("Active");
-  await expect(alerts(page)).toHaveCount(0);
+  await expect(getAlerts(page)).toHaveCount(0);
   await expect(comment(page)).toHaveValue("Half a thought");
   expect(things.things.get("3")).toMatchObject({ status: "active", version: 3 });
   expect(await getListedNames(page)).toContain("Cedar");
@@ -91,9 +100,9 @@ test("only the button that posted says it is pending; the API's 403 is about the
   held.release();
   await archiving;
 
-  await expect(alerts(page)).toHaveText(/You may not change the status of this thing\./);
-  await expect(alerts(page).getByRole("heading")).toHaveText("Not allowed");
-  await expect(alerts(page)).toHaveCount(1);
+  await expect(getAlerts(page)).toHaveText(/You may not change the status of this thing\./);
+  await expect(getAlerts(page).getByRole("heading")).toHaveText("Not allowed");
+  await expect(getAlerts(page)).toHaveCount(1);
   await expect(thing(page).getByRole("button", { name: "Archive Cedar" })).toBeVisible();
   await expect(comment(page)).not.toHaveAttribute("aria-invalid");
   await expect(comment(page)).toHaveValue("Kept");

@@ -19,7 +19,7 @@ export const test = base.extend<{ things: ThingsApi }>({
 });
 
 export { expect };
-export { isSameWindow, markWindow } from "./fixtures";
+export { getAlerts, isSameWindow, markWindow } from "./fixtures";
 
 /** The list's links, in order. */
 export function getListedNames(page: Page) {

@@ -1,9 +1,8 @@
 import type { Page } from "@playwright/test";
 import { sendJson } from "../support/upstream";
-import { expect, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
+import { expect, getAlerts, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
 
 const field = (page: Page, label: string) => page.getByRole("main").getByLabel(label, { exact: true });
-const summary = (page: Page) => page.getByRole("main").getByRole("alert");
 
 test("adding a thing: an invalid value and a click show the errors, valid values save it", async ({
   page,
@@ -19,8 +18,8 @@ test("adding a thing: an invalid value and a click show the errors, valid values
   // A real mouse click, with the cursor still in the field: leaving it must not move the button.
   await page.click("button:text('Add thing')");
 
-  await expect(summary(page)).toBeFocused();
-  await expect(summary(page).getByRole("link")).toHaveText([
+  await expect(getAlerts(page)).toBeFocused();
+  await expect(getAlerts(page).getByRole("link")).toHaveText([
     "Enter a name.",
     "Enter the quantity as a whole number, like 12.",
     "Choose a colour.",
@@ -34,7 +33,7 @@ test("adding a thing: an invalid value and a click show the errors, valid values
     // Once submitted, a field is checked again as the visitor types.
     await field(page, "Quantity").fill("12");
     await expect(field(page, "Quantity")).not.toHaveAttribute("aria-invalid");
-    await expect(summary(page).getByRole("link")).toHaveText(["Enter a name.", "Choose a colour."]);
+    await expect(getAlerts(page).getByRole("link")).toHaveText(["Enter a name.", "Choose a colour."]);
   }
 
   await field(page, "Name").fill("  Zinc  ");
@@ -94,8 +93,8 @@ test("the API's 422 shows beside its field, and its 409 above the form, keeping 
   await page.getByRole("button", { name: "Save changes" }).click();
 
   const taken = "Another thing already has this name. Choose a different name.";
-  await expect(summary(page)).toBeFocused();
-  await expect(summary(page).getByRole("link")).toHaveText([taken]);
+  await expect(getAlerts(page)).toBeFocused();
+  await expect(getAlerts(page).getByRole("link")).toHaveText([taken]);
   await expect(field(page, "Name")).toHaveAccessibleDescription(`Up to 60 characters. ${taken}`);
   await expect(field(page, "Name")).toHaveValue("Birch");
   await expect(page).toHaveURL(/\/things\/3\/edit$/);
@@ -105,8 +104,8 @@ test("the API's 422 shows beside its field, and its 409 above the form, keeping 
   await field(page, "Name").fill("Cedar the second");
   await page.getByRole("button", { name: "Save changes" }).click();
 
-  await expect(summary(page)).toContainText("Someone else changed this thing while you were editing it");
-  await expect(summary(page)).toBeFocused();
+  await expect(getAlerts(page)).toContainText("Someone else changed this thing while you were editing it");
+  await expect(getAlerts(page)).toBeFocused();
   await expect(field(page, "Name")).toHaveValue("Cedar the second");
   await expect(field(page, "Name")).not.toHaveAttribute("aria-invalid");
   expect(things.things.get("3")!.name).toBe("Cedar");

@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { sendProblem } from "../support/things-api";
-import { expect, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
+import { expect, getAlerts, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
 
 // The stock page: a form on every row (its quantity, Update and Remove), and one to finish the check.
 const row = (page: Page, name: string) =>
@@ -9,7 +9,6 @@ const row = (page: Page, name: string) =>
     .getByRole("listitem")
     .filter({ hasText: `Quantity of ${name}` });
 const quantity = (page: Page, name: string) => page.getByLabel(`Quantity of ${name}`, { exact: true });
-const alerts = (page: Page) => page.getByRole("main").getByRole("alert");
 
 test("each row shows its own errors: type, then click, on one row while another holds typing", async ({
   page,
@@ -23,7 +22,7 @@ test("each row shows its own errors: type, then click, on one row while another 
   await quantity(page, "Cedar").fill("lots");
   await page.click("button:text('Update Cedar')");
 
-  await expect(alerts(page)).toHaveCount(1);
+  await expect(getAlerts(page)).toHaveCount(1);
   await expect(row(page, "Cedar").getByRole("alert")).toBeFocused();
   await expect(row(page, "Cedar").getByRole("alert").getByRole("link")).toHaveText([
     "Enter the quantity as a whole number, like 12.",
@@ -58,7 +57,7 @@ test("the API's 422 shows beside its row; Remove checks nothing typed in the row
   await expect(quantity(page, "Birch")).toHaveAccessibleDescription(
     "An archived thing cannot be in stock. Remove it instead.",
   );
-  await expect(alerts(page)).toHaveCount(1);
+  await expect(getAlerts(page)).toHaveCount(1);
 
   await quantity(page, "Birch").fill("not a number");
   await page.click("button:text('Remove Birch')");
@@ -101,15 +100,15 @@ test("a 409 for a row that is gone meanwhile, and a refused stock check, show ab
   await quantity(page, "Cedar").fill("7");
   await page.click("button:text('Update Cedar')");
 
-  await expect(alerts(page)).toHaveCount(1);
-  await expect(alerts(page).getByRole("heading")).toHaveText("Nothing was changed");
-  await expect(alerts(page)).toContainText("Someone else changed this thing's stock");
-  await expect(alerts(page)).toBeFocused();
+  await expect(getAlerts(page)).toHaveCount(1);
+  await expect(getAlerts(page).getByRole("heading")).toHaveText("Nothing was changed");
+  await expect(getAlerts(page)).toContainText("Someone else changed this thing's stock");
+  await expect(getAlerts(page)).toBeFocused();
   await expect(row(page, "Cedar")).toHaveCount(0);
 
   await page.getByLabel("Note", { exact: true }).fill("Counted twice.");
   await page.click("button:text('Finish the stock check')");
-  await expect(alerts(page)).toContainText("Birch is archived but still in stock.");
+  await expect(getAlerts(page)).toContainText("Birch is archived but still in stock.");
   await expect(page.getByLabel("Note", { exact: true })).toHaveValue("Counted twice.");
 
   await page.click("button:text('Remove Birch')");
