@@ -47,7 +47,7 @@ const image = `Node ${IMAGE_NODE_VERSION}`;
 const machine = `Node ${machineVersion}`;
 
 const build: Step = { name: "build", script: "build" };
-// The build comes first in its lane; the browser and HTTP steps wait for it, the rest need none.
+// The build comes first in its lane; the steps that serve it wait for it, the rest need none.
 const lanes: Step[][] = [
   [build, { name: `browser, ${image}`, script: "test:e2e", onImageNode: true, needsBuild: true }],
   [
@@ -62,17 +62,17 @@ const lanes: Step[][] = [
             needsBuild: true,
           },
         ]),
-  ],
-  [
-    { name: "type check", script: "typecheck" },
-    { name: "lint", script: "lint" },
-    { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
     {
       name: `Kubernetes manifests, ${image}`,
       script: "test:kubernetes",
       onImageNode: true,
       needsBuild: true,
     },
+  ],
+  [
+    { name: "type check", script: "typecheck" },
+    { name: "lint", script: "lint" },
+    { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
     { name: `the image's recipe, ${image}`, script: "test:image", onImageNode: true },
   ],
 ];
