@@ -121,11 +121,14 @@ const failureLines = () => server.output().match(/rate limit: Redis failed/g)?.l
 
 type Write = Awaited<ReturnType<typeof postTheme>>;
 
-/** Four visitors writing back to back until `until` settles; every answer is the write's own. */
+/** Four visitors writing every 20 ms or so until `until` settles; every answer is the write's own. */
 async function writeThroughout(until: Promise<unknown>, writes: Write[] = []) {
   let writing = true;
   const visitors = Array.from({ length: 4 }, async () => {
-    while (writing) writes.push(await postTheme());
+    while (writing) {
+      writes.push(await postTheme());
+      await sleep(20);
+    }
   });
   await until.finally(() => (writing = false));
   await Promise.all(visitors);

@@ -136,7 +136,7 @@ describe("300 concurrent readiness probes", () => {
         answers.every(({ status, body }) => status === 503 && body.code === "UPSTREAM_UNAVAILABLE"),
       ).toBe(true);
     }
-    expect(countLines(down, "upstream not ready")).toBe(1);
+    await expect.poll(() => countLines(down, "upstream not ready")).toBe(1);
   });
 
   it("a visitor who leaves does not end the check the others wait on", async () => {

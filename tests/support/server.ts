@@ -79,7 +79,8 @@ export function spawnServer(
   let output = "";
   child.stdout!.on("data", (chunk) => ((stdout += chunk), (output += chunk)));
   child.stderr!.on("data", (chunk) => ((stderr += chunk), (output += chunk)));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close": exited, and everything it wrote has been read.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   return {
     child,
     output: () => output,
