@@ -10,8 +10,8 @@ import { startUpstream, type Upstream } from "../support/upstream";
 
 // A crowd on a page whose call never answers: every deadline passes within a short time. Asserted is
 // what a busy machine does not change: how many calls end in one turn of the loop, the longest
-// stretch of CPU the loop was held, and every answer, long before the page's stream is cut (5 s);
-// the wall-clock figures are printed beside the idle server's.
+// stretch of CPU the loop was held, and that every visitor gets the page's answer; the wall-clock
+// figures are printed beside the idle server's.
 const VISITORS = 100;
 const DEADLINE_MS = 1_000;
 const PROBE_INTERVAL_MS = 10;
@@ -81,13 +81,12 @@ describe.each([
     );
 
     expect(answers.map((answer) => answer.status)).toEqual(Array(VISITORS).fill(status));
+    // An answer, not a hang: a deferred page's stream is cut at 5 s, before its error would come.
     if (status === 200) {
       for (const answer of answers) expect(answer.body).toContain("The thing could not be loaded");
     }
     // Far above what the crowd costs (docs/performance.md), far below a stall.
     expect(crowdLoop.heldCpuMs).toBeLessThan(150);
-    // An answer, not a hang: the deferred page's stream would be cut at 5 s.
-    expect(Math.max(...overDeadline)).toBeLessThan(3_500);
   });
 });
 

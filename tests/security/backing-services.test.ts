@@ -94,22 +94,26 @@ async function untilCounted() {
 }
 
 /**
- * Writes are counted again: LIMIT counted writes from one address pass, the next counted one is
- * refused. A write Redis did not answer in time is let through uncounted, as designed: a busy
- * machine may make one, so it is not counted here either.
+ * Writes are counted again: writes from one address pass until the limit, then one is refused. A
+ * write Redis answered too late passes without a count header, as designed, though Redis may
+ * still have counted it: at least LIMIT pass, at most LIMIT with the header.
  */
 async function expectCountedAgain(state: string, readyAt: number) {
   await untilCounted();
   const sinceReady = performance.now() - readyAt;
   expect(sinceReady).toBeLessThan(MAX_RECOVERY_MS);
   const address = nextAddress();
-  const statuses = [];
-  for (let attempts = 0; statuses.length <= LIMIT && attempts < 50; attempts++) {
+  const passed: Write[] = [];
+  let refused = false;
+  while (!refused && passed.length < 50) {
     const write = await postTheme(address);
-    if (write.counted) statuses.push(write.status);
-    else expect(write.status).toBe(303);
+    if (write.status === 429) refused = true;
+    else passed.push(write);
   }
-  expect(statuses).toEqual([...Array(LIMIT).fill(303), 429]);
+  expect(refused).toBe(true);
+  expect(passed.map((write) => write.status)).toEqual(Array(passed.length).fill(303));
+  expect(passed.length).toBeGreaterThanOrEqual(LIMIT);
+  expect(passed.filter((write) => write.counted).length).toBeLessThanOrEqual(LIMIT);
   const { maxMs } = await askServer<{ maxMs: number }>(server, "loop-delay");
   figures.push(
     `  ${state.padEnd(26)} counted again ${Math.round(sinceReady)} ms after Redis was ready; loop delay max ${maxMs} ms`,
