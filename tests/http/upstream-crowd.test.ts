@@ -12,7 +12,7 @@ import { startUpstream, type Upstream } from "../support/upstream";
 // what a busy machine does not change: how many calls end in one turn of the loop, the longest
 // stretch of CPU the loop was held, and that every visitor gets the page's answer; the wall-clock
 // figures are printed beside the idle server's.
-const VISITORS = 100;
+const VISITORS = 50;
 const DEADLINE_MS = 1_000;
 const PROBE_INTERVAL_MS = 10;
 
