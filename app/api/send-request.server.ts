@@ -84,9 +84,12 @@ function parseRetryAfter(value = "") {
   return Number.isNaN(date) ? 0 : date - Date.now();
 }
 
+// An idle connection is closed before the API closes it, so no write goes out on one the API is
+// dropping: after 4 s, or a second before the API's announced `Keep-Alive: timeout`.
+const IDLE_CONNECTION_MS = 4_000;
 const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
+  "http:": new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  "https:": new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
 };
 const MAX_HEADER_BYTES = 16 * 1024;
 const NOT_CONNECTED = new Set(

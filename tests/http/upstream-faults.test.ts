@@ -1,4 +1,6 @@
-import type { Socket } from "node:net";
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { callApi, onCallOutcome, type CallOutcomeEvent } from "~/api/client.server";
@@ -264,6 +266,32 @@ describe("a connection that fails", () => {
     const keys = upstream.received.map((request) => request.headers["idempotency-key"]);
     expect(keys[0]).not.toBe(keys[1]);
     expect(keys[2]).toBeUndefined();
+  });
+});
+
+describe("a kept-alive connection left idle", () => {
+  it.each([
+    ["a second before the timeout the API announces", { "keep-alive": "timeout=2" }],
+    ["after 4 s when the API announces none", {}],
+  ])("is closed by the app %s, so no write goes out on one the API is dropping", async (_case, hint) => {
+    const api = http.createServer((req, res) =>
+      req.resume().on("end", () => sendJson(res, 200, { id: "1", name: "Thing" }, hint)),
+    );
+    // This API never closes an idle connection itself, and announces only what `hint` says.
+    api.keepAliveTimeout = 0;
+    const connections: Promise<unknown>[] = [];
+    api.on("connection", (socket: Socket) => connections.push(once(socket, "close")));
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const local = { ...settings, API_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}` };
+    try {
+      await callApi(createIncoming(), getThing, { params: { id: "1" } }, local);
+      await connections[0];
+      await callApi(createIncoming(), createThing, { body: { name: "x" } }, local);
+      expect(connections).toHaveLength(2);
+    } finally {
+      api.closeAllConnections();
+      api.close();
+    }
   });
 });
 
