@@ -1,7 +1,7 @@
 import { defineConfig } from "@playwright/test";
 import { requireSystemBinary } from "../toolchain/system-packages";
 
-const chromiumPath = requireSystemBinary("chromium");
+const chromiumPath = requireSystemBinary("chromium-headless-shell");
 
 export default defineConfig({
   testDir: ".",

@@ -4,7 +4,12 @@ import path from "node:path";
 
 /** What the suites need from outside npm: one Debian package a line. */
 export const systemPackages = [
-  { name: "chromium", binary: "/usr/bin/chromium", override: "CHROMIUM_PATH", neededBy: "the browser tests" },
+  {
+    name: "chromium-headless-shell",
+    binary: "/usr/bin/chromium-headless-shell",
+    override: "CHROMIUM_PATH",
+    neededBy: "the browser tests",
+  },
   { name: "nginx-light", binary: "/usr/sbin/nginx", override: "NGINX_PATH", neededBy: "the scale-out test" },
   {
     name: "redis-server",

@@ -15,8 +15,8 @@ describe("the system packages npm test needs", () => {
   it("installs as root with apt-get, saying what and why in one line", () => {
     expect(getSetupPlan([chromium, nginx], { isRoot: true, hasAptGet: true })).toEqual({
       action: "install",
-      packages: ["chromium", "nginx-light"],
-      line: "Installing chromium, nginx-light with apt-get: the browser tests and the scale-out test need them.",
+      packages: ["chromium-headless-shell", "nginx-light"],
+      line: "Installing chromium-headless-shell, nginx-light with apt-get: the browser tests and the scale-out test need them.",
     });
   });
 
