@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
-import { startSuiteServer, type RunningServer } from "../support/server";
+import { getLogLines, startSuiteServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 
@@ -40,11 +40,9 @@ function readSentTrace(index = 0) {
 /** The request's log lines, once `count` of them are out: a line is written as its answer ends. */
 async function readLogLines(server: RunningServer, requestId: string, count: number) {
   const read = () =>
-    server
-      .output()
-      .split("\n")
-      .filter((line) => line.includes(`"requestId":"${requestId}"`))
-      .map((line) => JSON.parse(line) as { msg: string; traceId?: string });
+    getLogLines(server, `"requestId":"${requestId}"`).map(
+      (line) => JSON.parse(line) as { msg: string; traceId?: string },
+    );
   await expect.poll(() => read().length).toBeGreaterThanOrEqual(count);
   return read();
 }
@@ -252,7 +250,7 @@ describe("with a collector that is down", () => {
       expect((await visit(server, "/call/1")).status).toBe(200);
       await sleep(50);
     }
-    const countWarnings = () => server.output().match(/spans not exported/g)?.length ?? 0;
+    const countWarnings = () => getLogLines(server, "spans not exported").length;
     await expect.poll(countWarnings).toBeGreaterThan(0);
     expect(countWarnings()).toBe(1);
   });

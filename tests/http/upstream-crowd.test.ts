@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { startDeadline } from "~/api/client.server";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
-import { startSuiteServer, type RunningServer } from "../support/server";
+import { getLogLines, startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 // A crowd on a page whose call never answers: every deadline passes within a short time. Asserted is
@@ -139,10 +139,7 @@ async function probeUntil(server: RunningServer, until: Promise<unknown>) {
 
 /** How long the server took over each request for `page`, from its request log. */
 function getServerDurations(server: RunningServer, page: string) {
-  return server
-    .output()
-    .split("\n")
-    .filter((line) => line.includes('"msg":"request"'))
+  return getLogLines(server, '"msg":"request"')
     .map((line) => JSON.parse(line) as { path: string; durationMs: number })
     .filter((line) => line.path === page)
     .map((line) => line.durationMs);

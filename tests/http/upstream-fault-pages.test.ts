@@ -2,7 +2,7 @@ import http from "node:http";
 import zlib from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildReferenceApp, expectCataloguePage, referenceAppBuild } from "../support/reference-app";
-import { startSuiteServer } from "../support/server";
+import { getLogLines, startSuiteServer, type RunningServer } from "../support/server";
 import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
 // Upstream faults as a visitor sees them: the fixture app's pages, served by the built server,
@@ -211,18 +211,17 @@ describe("a visitor who leaves a streamed page while its data is pending", () =>
     page.destroy();
     await upstreamClosed;
     const departure = "visitor left before the page was complete";
-    const getMessages = () => getLogLines(server.output(), "leaver-1").map((line) => line.msg);
+    const getMessages = () => readLeaverLines(server).map((line) => line.msg);
     await expect.poll(getMessages).toContain(departure);
     // React reports the departure once per pending part, in the same turn: give any stragglers time.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const lines = getLogLines(server.output(), "leaver-1").filter((line) => line.msg !== "request");
+    const lines = readLeaverLines(server).filter((line) => line.msg !== "request");
     expect(lines).toMatchObject([{ level: 30, msg: departure }]);
   });
 });
 
-function getLogLines(output: string, requestId: string) {
-  return output
-    .split("\n")
-    .filter((line) => line.includes(`"requestId":"${requestId}"`))
-    .map((line) => JSON.parse(line) as { level: number; msg: string });
+function readLeaverLines(server: RunningServer) {
+  return getLogLines(server, '"requestId":"leaver-1"').map(
+    (line) => JSON.parse(line) as { level: number; msg: string },
+  );
 }

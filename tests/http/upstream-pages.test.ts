@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorCode } from "~/lib/errors";
-import { startServer, type RunningServer } from "../support/server";
+import { getLogLines, startServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { getHeading } from "../support/html";
 import {
@@ -174,10 +174,7 @@ describe("a crash", () => {
     );
     expect(await crashing.exited).toBe(1);
     expect(await visitor).toBeInstanceOf(Error);
-    const fatal = crashing
-      .output()
-      .split("\n")
-      .find((line) => line.includes('"level":60'));
+    const [fatal] = getLogLines(crashing, '"level":60');
     expect(fatal).toBeDefined();
     expect(JSON.parse(fatal!)).toMatchObject({
       msg: "uncaught exception",

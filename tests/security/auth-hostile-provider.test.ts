@@ -15,16 +15,9 @@ import { getFreePort } from "../support/ports";
 import { readRssMegabytes } from "../support/process-stats";
 import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
 import { expectCataloguePage } from "../support/reference-app";
-import { startServer, expectNoServerErrors, type RunningServer } from "../support/server";
+import { expectNoServerErrors, getLogLines, startServer, type RunningServer } from "../support/server";
 
-/** The server's log lines at `level` whose message contains `text`; a line may come after its answer. */
-function findLogLines(app: RunningServer, level: "warn" | "error", text: string) {
-  const levels = { warn: 40, error: 50 };
-  return app
-    .output()
-    .split("\n")
-    .filter((line) => line.includes(`"level":${levels[level]}`) && line.includes(text));
-}
+const WARN = '"level":40';
 
 // Bounds far from both what a capped answer costs and what an uncapped one cost (docs/security.md).
 const MAX_GROWTH_MB = 96;
@@ -125,7 +118,7 @@ describe.each<DiscoveryAnswer>(["huge-declared", "huge"])(
       for (const taken of bytesTaken) expect(taken).toBeLessThan(MAX_BYTES_TAKEN);
       expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
       expect(heldCpuMs).toBeLessThan(MAX_LOOP_HELD_MS);
-      await expect.poll(() => findLogLines(suite.app, "warn", "provider cannot be reached").length).toBe(1);
+      await expect.poll(() => getLogLines(suite.app, WARN, "provider cannot be reached").length).toBe(1);
     });
   },
 );
@@ -164,11 +157,11 @@ describe("tokens that could not be sent in a header", () => {
     ["a token type with CR LF", { tokenType: "Bearer\r\nX-Injected: 1" }],
   ])("refuse %s at sign-in, with a warning", async (_name, tokens) => {
     Object.assign(suite.provider, { accessToken: "an-access-token", tokenType: "Bearer", ...tokens });
-    const warnings = findLogLines(suite.app, "warn", "sign-in:").length;
+    const warnings = getLogLines(suite.app, WARN, "sign-in:").length;
     const browser = new Browser();
     await expectCataloguePage(await signIn(browser, suite.app), "SIGN_IN_FAILED");
     expect(browser.jar(suite.app.url).get("session")).toBeUndefined();
-    await expect.poll(() => findLogLines(suite.app, "warn", "sign-in:").length).toBeGreaterThan(warnings);
+    await expect.poll(() => getLogLines(suite.app, WARN, "sign-in:").length).toBeGreaterThan(warnings);
   });
 });
 
@@ -223,7 +216,7 @@ describe("token refreshes", () => {
     const replayed = new Browser();
     replayed.jar(suite.app.url).set("session", copy);
     expect(await getGuardedVisitor(replayed)).toBeNull();
-    await expect.poll(() => findLogLines(suite.app, "warn", "names another subject").length).toBe(1);
+    await expect.poll(() => getLogLines(suite.app, WARN, "names another subject").length).toBe(1);
   });
 
   it("end the session when the refreshed ID token names someone else (a token due)", async () => {
@@ -236,7 +229,7 @@ describe("token refreshes", () => {
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
     expect(await getGuardedVisitor(browser)).toBeNull();
-    await expect.poll(() => findLogLines(suite.app, "warn", "names another subject").length).toBe(2);
+    await expect.poll(() => getLogLines(suite.app, WARN, "names another subject").length).toBe(2);
   });
 
   it("end the session when a refreshed access token could not be sent in a header", async () => {
@@ -304,11 +297,11 @@ describe("a provider that cannot be reached", () => {
       );
       expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(503));
     }
-    const warnings = findLogLines(app, "warn", "");
+    const warnings = getLogLines(app, WARN);
     console.log(
       `251 sign-ins against a provider that is down: ${warnings.length} warning line(s), ${warnings.join("").length} bytes`,
     );
-    await expect.poll(() => findLogLines(app, "warn", "provider cannot be reached").length).toBe(1);
+    await expect.poll(() => getLogLines(app, WARN, "provider cannot be reached").length).toBe(1);
     expect(warnings.length).toBeLessThanOrEqual(2);
   });
 });

@@ -7,7 +7,13 @@ import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startRedis, type Redis } from "../support/redis";
-import { askServer, expectNoServerErrors, startServer, type RunningServer } from "../support/server";
+import {
+  askServer,
+  expectNoServerErrors,
+  getLogLines,
+  startServer,
+  type RunningServer,
+} from "../support/server";
 
 // The shared write limit through every state its Redis can be in: each ends with Redis well
 // again, and writes counted again within a few seconds, a write over the limit refused.
@@ -120,8 +126,8 @@ async function expectCountedAgain(state: string, readyAt: number) {
   );
 }
 
-const countingLines = () => server.output().match(/rate limit: counting in Redis/g)?.length ?? 0;
-const failureLines = () => server.output().match(/rate limit: Redis failed/g)?.length ?? 0;
+const countingLines = () => getLogLines(server, "rate limit: counting in Redis").length;
+const failureLines = () => getLogLines(server, "rate limit: Redis failed").length;
 
 type Write = Awaited<ReturnType<typeof postTheme>>;
 

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "../support/ports";
-import { askServer, startSuiteServer, type RunningServer } from "../support/server";
+import { askServer, getLogLines, startSuiteServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
 // What the server talks to besides its visitors (the API's health path, an OTLP collector, a
@@ -26,12 +26,6 @@ afterAll(() => console.log(figures.join("\n")));
 
 const readLoopDelay = (server: RunningServer) =>
   askServer<{ maxMs: number; heldCpuMs: number }>(server, "loop-delay");
-
-const countLines = (server: RunningServer, text: string) =>
-  server
-    .output()
-    .split("\n")
-    .filter((line) => line.includes(text)).length;
 
 async function readyz(server: RunningServer) {
   const response = await fetch(`${server.url}/readyz`);
@@ -136,7 +130,7 @@ describe("300 concurrent readiness probes", () => {
         answers.every(({ status, body }) => status === 503 && body.code === "UPSTREAM_UNAVAILABLE"),
       ).toBe(true);
     }
-    await expect.poll(() => countLines(down, "upstream not ready")).toBe(1);
+    await expect.poll(() => getLogLines(down, "upstream not ready").length).toBe(1);
   });
 
   it("a visitor who leaves does not end the check the others wait on", async () => {

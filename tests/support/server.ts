@@ -160,6 +160,17 @@ export function startSuiteServer(
   return server;
 }
 
+/**
+ * The lines the server has logged so far that contain every one of `texts`. A line may come after
+ * the answer it belongs to: a test expecting one polls (`expect.poll`, `waitFor`).
+ */
+export function getLogLines(server: ServerProcess, ...texts: string[]) {
+  return server
+    .output()
+    .split("\n")
+    .filter((line) => texts.every((text) => line.includes(text)));
+}
+
 /** The status of every request the server has logged so far. */
 export function getLoggedStatuses(server: ServerProcess) {
   return server
