@@ -173,11 +173,9 @@ export function getLogLines(server: ServerProcess, ...texts: string[]) {
 
 /** The status of every request the server has logged so far. */
 export function getLoggedStatuses(server: ServerProcess) {
-  return server
-    .output()
-    .split("\n")
-    .filter((line) => line.includes('"msg":"request"'))
-    .map((line) => (JSON.parse(line) as { status: number }).status);
+  return getLogLines(server, '"msg":"request"').map(
+    (line) => (JSON.parse(line) as { status: number }).status,
+  );
 }
 
 /**
