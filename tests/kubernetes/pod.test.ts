@@ -1,4 +1,7 @@
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IDeployment } from "kubernetes-models/apps/v1";
 import { APP_NAME } from "~/lib/constants";
@@ -8,6 +11,7 @@ import { getFreePort } from "../support/ports";
 import { startRedis, type Redis } from "../support/redis";
 import {
   expectNoServerErrors,
+  projectRoot,
   startServer,
   TEST_SESSION_SECRET,
   type RunningServer,
@@ -39,6 +43,31 @@ function runAsThePod(argv: string[], uid: number) {
   return { command: "unshare", args };
 }
 
+/**
+ * The pod's /app, as the image lays it out, with the Node that runs it: hard-linked (copied across
+ * file systems) into a folder any user can read. The checkout may be private to its owner
+ * (`mktemp -d` makes a 0700 folder), and the pod's user must still reach its files.
+ */
+function stageApp() {
+  const app = mkdtempSync(path.join(os.tmpdir(), "pod-app-"));
+  chmodSync(app, 0o755);
+  const entries: [string, string][] = [
+    ...["package.json", "node_modules", "build", "public"].map((entry): [string, string] => [
+      path.join(projectRoot, entry),
+      entry,
+    ]),
+    [process.execPath, "node"],
+  ];
+  for (const [from, entry] of entries) {
+    const to = path.join(app, entry);
+    if (spawnSync("cp", ["-al", from, to]).status !== 0) {
+      rmSync(to, { recursive: true, force: true });
+      cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+    }
+  }
+  return app;
+}
+
 function getImageEnv(): Record<string, string> {
   const lines = readDockerfile()
     .at(-1)!
@@ -58,6 +87,7 @@ describe.each(overlays)(
     let metricsPort: number;
     // What the ingress controller adds to every request it forwards.
     let forwarded: Record<string, string>;
+    let app: string;
 
     beforeAll(async () => {
       const origin = getConfigMapData(renderOverlay(overlay)).ORIGIN!;
@@ -77,6 +107,7 @@ describe.each(overlays)(
       });
       pod = findObject<IDeployment>(objects, "Deployment").spec!.template;
       metricsPort = await getFreePort();
+      app = stageApp();
       server = await startServer(
         {
           ...getContainerEnv(objects),
@@ -89,7 +120,8 @@ describe.each(overlays)(
           OTEL_EXPORTER_OTLP_ENDPOINT: upstream.url,
         },
         {
-          ...runAsThePod([process.execPath, "build/server.js"], pod.spec!.securityContext!.runAsUser!),
+          ...runAsThePod([path.join(app, "node"), "build/server.js"], pod.spec!.securityContext!.runAsUser!),
+          cwd: app,
           // HOME is the image's `node` user's, which it cannot write either.
           baseEnv: { ...getImageEnv(), PATH: process.env.PATH, HOME: "/home/node" },
         },
@@ -102,6 +134,7 @@ describe.each(overlays)(
         if (server) expectNoServerErrors(server, [503]);
       } finally {
         await Promise.all([server?.stop(), redis?.stop(), upstream?.close(), provider?.close()]);
+        if (app) rmSync(app, { recursive: true, force: true });
       }
     });
 
