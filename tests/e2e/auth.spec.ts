@@ -1,6 +1,6 @@
 import { answerThingsApi, startSignInApp, type SignInApp } from "../support/oidc-app";
 import type { Page } from "@playwright/test";
-import { test as base, expect } from "./fixtures";
+import { test as base, expect, navigateInApp } from "./fixtures";
 
 // The reference app with sign-in through a real OpenID provider; its dev login pages are forms.
 const test = base.extend<object, { signInApp: SignInApp }>({
@@ -65,11 +65,7 @@ test("a signed-out visitor navigating to a guarded page signs in and lands on it
   await page.goto("/things");
   // A client-side navigation where JavaScript runs (the loader's redirect comes as data), a page load where not.
   if (javaScriptEnabled) {
-    await page.evaluate(() =>
-      (
-        window as unknown as { __remixRouter: { navigate: (to: string) => Promise<void> } }
-      ).__remixRouter.navigate("/things/1/feature"),
-    );
+    await navigateInApp(page, "/things/1/feature");
   } else {
     await page.goto("/things/1/feature");
   }

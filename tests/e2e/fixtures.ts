@@ -6,6 +6,15 @@ type Fixtures = {
 };
 
 export const test = base.extend<Fixtures>({
+  // E2E_CPU_SLOWDOWN=N runs the page's scripts N times slower, as on a busy machine or a slow phone.
+  page: async ({ page }, use) => {
+    const slowdown = Number(process.env.E2E_CPU_SLOWDOWN ?? 1);
+    if (slowdown > 1) {
+      const devTools = await page.context().newCDPSession(page);
+      await devTools.send("Emulation.setCPUThrottlingRate", { rate: slowdown });
+    }
+    await use(page);
+  },
   // The server's address is known only after global setup has started it.
   baseURL: async ({}, use) => {
     await use(process.env.BASE_URL);
@@ -25,9 +34,30 @@ export { expect };
 /** Tags a test that only means something with JavaScript: the javascript-disabled project leaves it out. */
 export const JAVASCRIPT_ONLY = { tag: "@javascript-only" };
 
-/** Marks the window so a test can tell a full page load (marker gone) from a client-side update. */
+/**
+ * Waits until React has hydrated the page, which can come well after its load event: the route
+ * announcer is rendered by the browser only, after hydration and its effects (route discovery's too).
+ */
+export async function waitForHydration(page: Page) {
+  await page.locator("body > [aria-live]").waitFor({ state: "attached" });
+}
+
+/** Marks the hydrated window so a test can tell a full page load (marker gone) from a client-side update. */
 export async function markWindow(page: Page) {
+  await waitForHydration(page);
   await page.evaluate(() => Object.assign(window, { untouchedSinceLoad: true }));
+}
+
+/** Navigates as useNavigate() does, with the hydrated app's router. */
+export async function navigateInApp(page: Page, to: string) {
+  await waitForHydration(page);
+  await page.evaluate(
+    (target) =>
+      (
+        window as unknown as { __remixRouter: { navigate: (to: string) => Promise<void> } }
+      ).__remixRouter.navigate(target),
+    to,
+  );
 }
 
 export function isSameWindow(page: Page) {

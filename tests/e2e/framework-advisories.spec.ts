@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { buildReferenceApp } from "../support/reference-app";
 import { projectRoot, startServer, type RunningServer } from "../support/server";
-import { test as base, expect, JAVASCRIPT_ONLY } from "./fixtures";
+import { test as base, expect, JAVASCRIPT_ONLY, navigateInApp, waitForHydration } from "./fixtures";
 
 // The framework's advisories (docs/security.md, Dependencies) tried against the build, through
 // the reference app's faults/reflected-input route, which hands the visitor's input to the
@@ -55,17 +55,6 @@ async function spyOnWebSocket(page: Page) {
     });
   });
   return () => page.evaluate(() => (window as unknown as { openedWebSockets: unknown[] }).openedWebSockets);
-}
-
-/** Navigates as useNavigate() does, with the app's router. */
-function navigate(page: Page, to: string) {
-  return page.evaluate(
-    (target) =>
-      (
-        window as unknown as { __remixRouter: { navigate: (to: string) => Promise<void> } }
-      ).__remixRouter.navigate(target),
-    to,
-  );
 }
 
 /** Whether `href` is a path of this site: one leading slash, no backslash a browser would read as one. */
@@ -124,7 +113,7 @@ test.describe("with the browser's router", JAVASCRIPT_ONLY, () => {
   }) => {
     for (const to of [...offSiteTargets(elsewhere.host), `../\\${elsewhere.host}/`]) {
       await page.goto("/faults/reflected-input");
-      await navigate(page, to);
+      await navigateInApp(page, to);
       await expect(page.getByRole("heading", { level: 1 }), to).toHaveText("Page not found");
       expect(new URL(page.url()).origin, to).toBe(baseURL);
       expect(isSitePath(new URL(page.url()).pathname), to).toBe(true);
@@ -139,7 +128,7 @@ test.describe("with the browser's router", JAVASCRIPT_ONLY, () => {
   }) => {
     page.on("dialog", (dialog) => void dialog.dismiss().then(() => consoleErrors.push("a dialog opened")));
     await page.goto("/faults/reflected-input");
-    await navigate(page, "javascript:alert(document.domain)");
+    await navigateInApp(page, "javascript:alert(document.domain)");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
     expect(new URL(page.url()).origin).toBe(baseURL);
     expect(new URL(page.url()).pathname).toMatch(/\/javascript:alert\(document\.domain\)$/);
@@ -155,7 +144,7 @@ test.describe("with the browser's router", JAVASCRIPT_ONLY, () => {
     await page.goto(`/faults/reflected-input?${new URLSearchParams(query)}`);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Something went wrong");
     // The hydrated router holds the error, rebuilt as a plain Error.
-    await page.waitForFunction(() => "__remixRouter" in window);
+    await waitForHydration(page);
     expect(await openedWebSockets()).toEqual([]);
     expect(elsewhere.visits).toEqual([]);
   });
@@ -178,7 +167,7 @@ test.describe("with the browser's router", JAVASCRIPT_ONLY, () => {
     expect(body).not.toContain(elsewhere.host);
     await page.goto(`/faults/reflected-input?${query}`);
     await page.goto("/nowhere");
-    await navigate(page, `/faults/reflected-input?${query}`);
+    await navigateInApp(page, `/faults/reflected-input?${query}`);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Reflected input");
     expect(await openedWebSockets()).toEqual([]);
     expect(elsewhere.visits).toEqual([]);

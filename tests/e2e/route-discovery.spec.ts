@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, isSameWindow, markWindow, test } from "./things-fixture";
+import { expect, isSameWindow, markWindow, navigateInApp, test } from "./things-fixture";
 
 /**
  * A page that grows a long list of links: with JavaScript, Remix asks the server for the routes
@@ -38,11 +38,7 @@ function recordDiscovery(page: Page) {
  */
 async function followEditLink(page: Page, javaScriptEnabled: boolean) {
   if (!javaScriptEnabled) return page.getByRole("link", { name: "Edit thing 7", exact: true }).click();
-  await page.evaluate(() =>
-    (
-      window as unknown as { __remixRouter: { navigate: (to: string) => Promise<void> } }
-    ).__remixRouter.navigate("/things/7/edit"),
-  );
+  await navigateInApp(page, "/things/7/edit");
 }
 
 test("a page of 250 links has their routes found in one request, and following one stays in the page", async ({

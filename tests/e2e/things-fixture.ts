@@ -19,11 +19,11 @@ export const test = base.extend<{ things: ThingsApi }>({
 });
 
 export { expect };
-export { getAlerts, isSameWindow, markWindow } from "./fixtures";
+export { getAlerts, isSameWindow, markWindow, navigateInApp } from "./fixtures";
 
-/** The list's links, in order. */
-export function getListedNames(page: Page) {
-  return page.getByRole("list", { name: "Things" }).getByRole("link").allTextContents();
+/** The list's links; `toHaveText([...])` on them waits for the list a navigation renders. */
+export function listedThings(page: Page) {
+  return page.getByRole("list", { name: "Things" }).getByRole("link");
 }
 
 /** Holds the API's answer to the next request matching `route` until `release()`, to see a post pending. */

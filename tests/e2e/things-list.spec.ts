@@ -1,5 +1,5 @@
 import { sendJson } from "../support/upstream";
-import { expect, getListedNames, isSameWindow, markWindow, test } from "./things-fixture";
+import { expect, listedThings, isSameWindow, markWindow, test } from "./things-fixture";
 
 test("lists things, searches and pages through them, with the address as the state", async ({
   page,
@@ -7,24 +7,24 @@ test("lists things, searches and pages through them, with the address as the sta
 }) => {
   await page.goto("/things");
   if (javaScriptEnabled) await markWindow(page);
-  expect(await getListedNames(page)).toEqual(["Amber", "Birch", "Cedar", "Dune", "Ember"]);
+  await expect(listedThings(page)).toHaveText(["Amber", "Birch", "Cedar", "Dune", "Ember"]);
   const pages = page.getByRole("navigation", { name: "Pages" });
   await expect(pages).toContainText("Page 1 of 3");
 
   await pages.getByRole("link", { name: "Next page" }).click();
   await expect(page).toHaveURL(/\/things\?page=2$/);
   await expect(pages).toContainText("Page 2 of 3");
-  expect(await getListedNames(page)).toEqual(["Fern", "Granite", "Harbour", "Iris", "Juniper"]);
+  await expect(listedThings(page)).toHaveText(["Fern", "Granite", "Harbour", "Iris", "Juniper"]);
 
   await page.getByRole("searchbox", { name: "Search things by name" }).fill("e");
   await page.getByRole("button", { name: "Search" }).click();
   await expect(page).toHaveURL(/\/things\?q=e$/);
   await expect(pages).toContainText("Page 1 of 2");
-  expect(await getListedNames(page)).toEqual(["Amber", "Cedar", "Dune", "Ember", "Fern"]);
+  await expect(listedThings(page)).toHaveText(["Amber", "Cedar", "Dune", "Ember", "Fern"]);
 
   await pages.getByRole("link", { name: "Next page" }).click();
   await expect(page).toHaveURL(/\/things\?q=e&page=2$/);
-  expect(await getListedNames(page)).toEqual(["Granite", "Juniper"]);
+  await expect(listedThings(page)).toHaveText(["Granite", "Juniper"]);
   await expect(page.getByRole("searchbox", { name: "Search things by name" })).toHaveValue("e");
 
   await page.getByRole("searchbox", { name: "Search things by name" }).fill("nothing like it");
@@ -51,7 +51,7 @@ test("opens a thing beside the list, which keeps its search and page", async ({
     "aria-current",
     "page",
   );
-  expect(await getListedNames(page)).toEqual(["Granite", "Juniper"]);
+  await expect(listedThings(page)).toHaveText(["Granite", "Juniper"]);
   await expect(page).toHaveTitle(/^Granite · /);
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
 });
@@ -66,11 +66,11 @@ test("filters by status from the address; a search keeps the filter, a bad page 
   await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Archived" }).click();
 
   await expect(page).toHaveURL(/\/things\?status=archived$/);
-  expect(await getListedNames(page)).toEqual(["Birch", "Granite"]);
+  await expect(listedThings(page)).toHaveText(["Birch", "Granite"]);
   await page.getByRole("searchbox", { name: "Search things by name" }).fill("gran");
   await page.getByRole("button", { name: "Search" }).click();
   await expect(page).toHaveURL(/\/things\?q=gran&status=archived$/);
-  expect(await getListedNames(page)).toEqual(["Granite"]);
+  await expect(listedThings(page)).toHaveText(["Granite"]);
 
   await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Any status" }).click();
   await expect(page).toHaveURL(/\/things\?q=gran$/);
@@ -83,12 +83,12 @@ test("shows each failure of the API as the catalogue's page, inside the layout",
   // The thing's page words its own 404; the catalogue's words stay for every other failure.
   await expect(page.getByRole("heading", { level: 1, name: "No thing with id 99" })).toBeVisible();
   // The list still shows: only the thing's part of the page failed.
-  expect(await getListedNames(page)).toHaveLength(5);
+  await expect(listedThings(page)).toHaveCount(5);
 
   things.intercept(/^GET \/things\/3$/, (_req, res) => sendJson(res, 503, {}));
   await page.getByRole("link", { name: "Cedar" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
-  expect(await getListedNames(page)).toHaveLength(5);
+  await expect(listedThings(page)).toHaveCount(5);
 
   things.intercept(/^GET \/things\?/, (_req, res) => sendJson(res, 200, { items: "not a list" }), 1);
   response = await page.goto("/things");
