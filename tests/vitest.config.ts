@@ -1,5 +1,7 @@
+import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { HANG_TIMEOUT_MS } from "./support/hang";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -13,18 +15,19 @@ const serverSuite = {
   // Their files keep no state in the modules they share: loaded once per worker rather than once
   // per file, they cost a fifth less CPU, which a busy machine lacks.
   isolate: false,
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
+  testTimeout: HANG_TIMEOUT_MS,
+  hookTimeout: 2 * HANG_TIMEOUT_MS,
 } as const;
 
 export default defineConfig({
   root,
   resolve: { alias: { "~": path.join(root, "app") } },
   test: {
-    // Server suites spend most of their time waiting on timers and sockets, not on the CPU.
-    maxWorkers: 4,
-    // What a test waits for comes, later on a busy machine: waiting longer costs a passing test nothing.
-    expect: { poll: { timeout: 15_000 } },
+    // One file at a time per CPU this process may use: a small machine is not asked for more.
+    maxWorkers: os.availableParallelism(),
+    // What a test waits for comes, later on a busy machine: waiting longer costs a passing test
+    // nothing. Every bound here only catches a hang.
+    expect: { poll: { timeout: HANG_TIMEOUT_MS } },
     projects: [
       {
         extends: true,
@@ -32,8 +35,7 @@ export default defineConfig({
           name: "unit",
           include: ["tests/unit/**/*.test.{ts,tsx}"],
           environment: "node",
-          // Typing into a rendered form takes seconds on a busy machine.
-          testTimeout: 30_000,
+          testTimeout: HANG_TIMEOUT_MS,
         },
       },
       {

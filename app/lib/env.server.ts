@@ -7,9 +7,11 @@ const port = z.coerce.number().int().min(0).max(65_535);
 const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
 const seconds = z.coerce.number().int().min(1).max(31_536_000);
 const bytes = z.coerce.number().int().min(1).max(1_073_741_824);
-const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), {
-  message: "must be a redis:// or rediss:// URL",
-});
+const redisUrl = z
+  .string()
+  .refine((value) => (/^rediss?:\/\//.test(value) ? URL.canParse(value) : /^unix:\/\/\/./.test(value)), {
+    message: "must be a redis://, rediss:// or unix:///path/to/redis.sock URL",
+  });
 
 /** An http(s) URL `accept`s, as `transform` makes it, else the issue `example` explains. */
 const url = (example: string, accept: (url: URL, text: string) => boolean, transform: (url: URL) => string) =>
@@ -25,8 +27,12 @@ const isLoopback = (url: URL) => ["localhost", "127.0.0.1", "[::1]"].includes(ur
 export const EnvSchema = z.object({
   /** `production` unless set; `development` turns on readable logs and live reload. */
   NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
-  /** TCP port to listen on; 0 picks a free one (tests use this). */
+  /** TCP port to listen on; 0 picks a free one. Unused when a socket is handed over (LISTEN_FDS). */
   PORT: port.default(3000),
+  /** Set by a service manager handing over the listening socket as fd 3 (systemd socket activation). */
+  LISTEN_FDS: z.literal("1", { error: "must be 1: the server listens on one socket" }).optional(),
+  /** The process the handed-over socket is meant for; another process's is ignored. */
+  LISTEN_PID: z.coerce.number().int().min(1).optional(),
   /** Interface to listen on; unset listens on all of them. */
   HOST: z.string().min(1).optional(),
   /** The public origin visitors use (`https://example.com`); when https, cookies are Secure. */
@@ -53,8 +59,11 @@ export const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: milliseconds.default(30_000),
   /** How long an answer may wait on a client that stopped reading it before the connection is closed. */
   SEND_TIMEOUT_MS: milliseconds.default(30_000),
-  /** How long an idle keep-alive connection stays open. */
-  KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(5_000),
+  /**
+   * How long an idle keep-alive connection stays open: longer than the 60 s a proxy in front keeps
+   * one (nginx, ingress-nginx, AWS ALB), so the proxy closes first and never reuses a closing one.
+   */
+  KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(65_000),
   /** Largest request body accepted; larger ones are refused with 413. */
   BODY_LIMIT_BYTES: bytes.default(1_048_576),
   /** Base URL of the API the app calls (`https://api.example.com/v1`); unset when it calls none. */
@@ -79,7 +88,7 @@ export const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
   /** A Redis every instance shares: the write limit is counted there; unset, each counts its own. */
   RATE_LIMIT_REDIS_URL: redisUrl.optional(),
-  /** Port of the Prometheus metrics endpoint (`GET /metrics`), apart from the app's; unset: off. */
+  /** Port of the Prometheus metrics endpoint (`GET /metrics`), apart from the app's; unset: off; 0 picks one. */
   METRICS_PORT: port.optional(),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),

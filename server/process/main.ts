@@ -37,10 +37,10 @@ const [tracing, metrics] = await Promise.all([
   startMetrics(config, connections.countInFlight),
 ]);
 const metricsServer = metrics && createHttpServer(config, metrics.handle);
-if (metricsServer) {
-  const port = await listen(metricsServer, config.METRICS_PORT!);
-  logger.info({ port }, `metrics on http://localhost:${port}/metrics`);
-}
+const metricsPort =
+  metricsServer && (await listen(metricsServer, { port: config.METRICS_PORT!, host: config.HOST }));
+if (metricsPort !== undefined)
+  logger.info({ port: metricsPort }, `metrics on http://localhost:${metricsPort}/metrics`);
 const rateLimitStore =
   config.RATE_LIMIT_REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0
     ? await startRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
@@ -85,17 +85,19 @@ closeWithGrace(
   },
 );
 
-const port = await listen(server, config.PORT);
+// systemd socket activation: the socket handed over as fd 3 is already bound.
+const handedOver = config.LISTEN_FDS && (!config.LISTEN_PID || config.LISTEN_PID === process.pid);
+const port = await listen(server, handedOver ? { fd: 3 } : { port: config.PORT, host: config.HOST });
 logger.info({ port, host: config.HOST ?? "all interfaces" }, `listening on http://localhost:${port}`);
 if (config.NODE_ENV === "development") void broadcastDevReady(build);
-process.send?.({ type: "listening", port });
+process.send?.({ type: "listening", port, metricsPort });
 
-function listen(on: Server, port: number) {
+function listen(on: Server, at: { port: number; host?: string } | { fd: number }) {
   return new Promise<number>((resolve, reject) => {
     on.once("error", reject);
-    on.listen({ port, host: config.HOST }, () => {
+    on.listen(at, () => {
       const address = on.address();
-      resolve(typeof address === "object" && address ? address.port : port);
+      resolve(typeof address === "object" && address ? address.port : 0);
     });
   });
 }

@@ -1,9 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { getFreePort } from "../support/ports";
-
-export { getFreePort };
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 
@@ -16,8 +13,9 @@ export type Service = {
 };
 
 /**
- * Starts a server process whose output is discarded (as a production log shipper would take it
- * off the box) and waits until `readyPath` answers 200. `cwd` holds the build it serves.
+ * Starts a server process on a port the system picks (read back from the line it logs, then its
+ * output discarded, as a production log shipper would take it off the box) and waits until
+ * `readyPath` answers 200. `cwd` holds the build it serves.
  */
 export async function startService(
   name: string,
@@ -25,22 +23,21 @@ export async function startService(
   env: Record<string, string> = {},
   { readyPath = "/", cwd = projectRoot } = {},
 ): Promise<Service> {
-  const port = await getFreePort();
   const child = spawn(process.execPath, args, {
     cwd,
-    env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
   });
+  const port = await readPort(name, child);
+  child.stdout!.resume();
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
-    const ok = await fetch(url + readyPath).then(
+  while (
+    !(await fetch(url + readyPath).then(
       (r) => r.status === 200,
       () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`${name} did not answer on ${url} within 15 s`);
+    ))
+  ) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
@@ -55,6 +52,22 @@ export async function startService(
         child.kill("SIGTERM");
       }),
   };
+}
+
+/** The port a server says it listens on (ours logs it, as remix-serve prints it). */
+export function readPort(name: string, child: ChildProcess) {
+  return new Promise<number>((resolve, reject) => {
+    let output = "";
+    const read = (chunk: Buffer) => {
+      output += chunk;
+      const port = /http:\/\/localhost:(\d+)/.exec(output)?.[1];
+      if (!port) return;
+      child.stdout!.off("data", read);
+      resolve(Number(port));
+    };
+    child.stdout!.on("data", read);
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}: ${output}`)));
+  });
 }
 
 /** Resident set size of a process in bytes, from /proc (Linux). */

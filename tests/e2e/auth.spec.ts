@@ -1,3 +1,4 @@
+import { HANG_TIMEOUT_MS } from "../support/hang";
 import { answerThingsApi, startSignInApp, type SignInApp } from "../support/oidc-app";
 import type { Page } from "@playwright/test";
 import { test as base, expect, navigateInApp } from "./fixtures";
@@ -11,7 +12,7 @@ const test = base.extend<object, { signInApp: SignInApp }>({
       await use(signInApp);
       await signInApp.stop();
     },
-    { scope: "worker", timeout: 120_000 },
+    { scope: "worker", timeout: HANG_TIMEOUT_MS },
   ],
   baseURL: async ({ signInApp }, use) => {
     await use(signInApp.app.url);

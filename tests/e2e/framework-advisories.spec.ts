@@ -1,3 +1,4 @@
+import { HANG_TIMEOUT_MS } from "../support/hang";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,7 +21,7 @@ const test = base.extend<{ elsewhere: Elsewhere }, { referenceApp: RunningServer
       await use(server);
       await server.stop();
     },
-    { scope: "worker", timeout: 120_000 },
+    { scope: "worker", timeout: HANG_TIMEOUT_MS },
   ],
   baseURL: async ({ referenceApp }, use) => {
     await use(referenceApp.url);

@@ -1,4 +1,6 @@
+import os from "node:os";
 import { defineConfig } from "@playwright/test";
+import { HANG_TIMEOUT_MS } from "../support/hang";
 import { requireSystemBinary } from "../toolchain/system-packages";
 
 const chromiumPath = requireSystemBinary("chromium-headless-shell");
@@ -9,11 +11,11 @@ export default defineConfig({
   globalSetup: "./global-setup.ts",
   forbidOnly: true,
   fullyParallel: true,
-  workers: 2,
+  workers: os.availableParallelism(),
   retries: 0,
-  // Margins a shared, busy machine keeps: a test that is slow there is not a failing test.
-  timeout: 60_000,
-  expect: { timeout: 15_000 },
+  // Bounds that only catch a hang: a test that is slow on a busy machine is not a failing test.
+  timeout: HANG_TIMEOUT_MS,
+  expect: { timeout: HANG_TIMEOUT_MS },
   reporter: process.env.CI ? "list" : [["list"]],
   use: {
     launchOptions: {

@@ -1,3 +1,4 @@
+import { HANG_TIMEOUT_MS } from "../support/hang";
 import { projectRoot, startServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 import { buildReferenceApp } from "../support/reference-app";
@@ -32,7 +33,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await server.stop();
       await upstream.close();
     },
-    { scope: "worker", timeout: 120_000 },
+    { scope: "worker", timeout: HANG_TIMEOUT_MS },
   ],
   baseURL: async ({ serverWithUpstream }, use) => {
     await use(serverWithUpstream.server.url);

@@ -10,10 +10,16 @@ import { startDelayingProxy, type DelayingProxy } from "../support/delaying-prox
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
 import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
-import { getFreePort } from "../support/ports";
 import { startRedis, type Redis } from "../support/redis";
 import { buildReferenceApp, expectCataloguePage } from "../support/reference-app";
-import { startServer, expectNoServerErrors, getLoggedStatuses, type RunningServer } from "../support/server";
+import {
+  expectNoServerErrors,
+  getLoggedStatuses,
+  HANG_TIMEOUT_MS,
+  reservePort,
+  startServer,
+  type RunningServer,
+} from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
@@ -38,12 +44,8 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "session-redis-"));
 
   beforeAll(async () => {
-    const [ports, balancerPort, cwd] = await Promise.all([
-      Promise.all([getFreePort(), getFreePort()]),
-      getFreePort(),
-      buildReferenceApp(),
-    ]);
-    const origin = `http://127.0.0.1:${balancerPort}`;
+    const [listener, cwd] = await Promise.all([reservePort(), buildReferenceApp()]);
+    const origin = listener.url;
     [redis, upstream, provider] = await Promise.all([
       startRedis({ dir: dataDir }),
       startUpstream(),
@@ -51,12 +53,13 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     ]);
     upstream.handle(answerThing);
     const env = { ...signInEnv(provider, origin), SESSION_REDIS_URL: redis.url, API_BASE_URL: upstream.url };
-    [balancer, ...instances] = await Promise.all([
-      startNginx(ports, balancerPort),
-      ...ports.map((port) => startServer({ ...env, PORT: String(port) }, { cwd })),
-    ]);
+    instances = await Promise.all([1, 2].map(() => startServer(env, { cwd })));
+    balancer = await startNginx(
+      instances.map((instance) => instance.port),
+      listener,
+    );
     guarded = `${balancer.url}/things/1/feature`;
-  }, 120_000);
+  }, HANG_TIMEOUT_MS);
 
   afterAll(async () => {
     redis?.resume();
@@ -193,20 +196,27 @@ describe("a freshly started instance with sessions in Redis", () => {
   });
 
   it("is not ready until Redis is connected, and serves its first signed-in visitor meanwhile", async () => {
-    const port = await getFreePort();
-    const origin = `http://127.0.0.1:${port}`;
-    provider = await startOpenIdProvider({ appOrigins: [origin] });
-    const env = { ...signInEnv(provider, origin), PORT: String(port) };
+    const [listener, freshListener] = await Promise.all([reservePort(), reservePort()]);
+    provider = await startOpenIdProvider({ appOrigins: [listener.url] });
     // The visitor signs in on an instance that then stops; a fresh one takes its place.
-    const first = await startServer({ ...env, SESSION_REDIS_URL: redis.url });
+    const first = await startServer(
+      { ...signInEnv(provider, listener.url), SESSION_REDIS_URL: redis.url },
+      { listener },
+    );
     const browser = new Browser();
-    expect((await signInThroughProvider(browser, origin, "ada")).status).toBe(303);
+    expect((await signInThroughProvider(browser, listener.url, "ada")).status).toBe(303);
     await first.stop();
 
-    const proxy = await startDelayingProxy(Number(new URL(redis.url).port));
+    const proxy = await startDelayingProxy({ path: redis.socketPath });
     proxies.push(proxy);
     proxy.hold();
-    fresh = await startServer({ ...env, SESSION_REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+    const origin = freshListener.url;
+    fresh = await startServer(
+      { ...signInEnv(provider, origin), SESSION_REDIS_URL: `redis://127.0.0.1:${proxy.port}` },
+      { listener: freshListener },
+    );
+    // A browser sends a host's cookies whatever its port: the fresh instance has another one.
+    browser.jar(origin).set("session", browser.jar(listener.url).get("session")!);
     const notReady = await fetch(`${origin}/readyz`);
     expect(notReady.status).toBe(503);
     expect(await notReady.json()).toEqual({

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getFreePort } from "../support/ports";
 import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
 import { startServer, startSuiteServer } from "../support/server";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
@@ -33,24 +32,23 @@ const total = (samples: Sample[], name: string, labels: Record<string, string> =
     .reduce((sum, sample) => sum + sample.value, 0);
 
 let upstream: Upstream;
-let metricsPort: number;
 
 beforeAll(async () => {
   await buildReferenceApp();
   upstream = await startUpstream();
-  metricsPort = await getFreePort();
   return () => upstream.close();
 });
 
 describe("with METRICS_PORT set", () => {
   const server = startSuiteServer(
-    () => ({ API_BASE_URL: upstream.url, METRICS_PORT: String(metricsPort), RATE_LIMIT_PER_MINUTE: "2" }),
+    () => ({ API_BASE_URL: upstream.url, METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "2" }),
     { cwd: referenceAppBuild, expectedStatuses: [503] },
   );
+  const metricsUrl = () => `http://127.0.0.1:${server.metricsPort}/metrics`;
   // A request is counted as its connection settles, a moment after its client has the answer.
   const scrape = async () => {
     for (let waited = 0; ; waited += 20) {
-      const samples = parseMetrics(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+      const samples = parseMetrics(await (await fetch(metricsUrl())).text());
       if (total(samples, "http_requests_in_flight") === 0 || waited > 5_000) return samples;
       await sleep(20);
     }
@@ -144,11 +142,11 @@ describe("without METRICS_PORT", () => {
 
 describe("shutting down", () => {
   it("closes the metrics port with the server, while Redis is still being looked for", async () => {
-    const [port, redisPort] = [await getFreePort(), await getFreePort()];
     const server = await startServer(
-      { METRICS_PORT: String(port), RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+      { METRICS_PORT: "0", RATE_LIMIT_REDIS_URL: "unix:///nonexistent/redis.sock" },
       { cwd: referenceAppBuild },
     );
+    const port = server.metricsPort;
     expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(server.output()).toContain('"msg":"stopped"');

@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { startServer, type RunningServer } from "../support/server";
 
@@ -59,6 +61,28 @@ describe("two instances with the same secret behind nginx", () => {
     for (let i = 0; i < 6; i++) {
       const html = await (await fetch(`${balancer.url}/`, { headers: { cookie: cookies } })).text();
       expect(html).toContain('data-theme="light"');
+    }
+  });
+});
+
+describe("nginx's idle connections to an instance", () => {
+  // Longer than the keep-alive Node and many servers close idle connections after (5 s).
+  const PAUSE_MS = 6_000;
+
+  it("are kept by the instance longer than nginx keeps them: reused after a pause, never closed under it", async () => {
+    const server = await startServer();
+    const link = await startDelayingProxy({ port: server.port });
+    const balancer = await startNginx([link.port]);
+    try {
+      const opened = link.connections();
+      for (const pause of [0, PAUSE_MS]) {
+        await sleep(pause);
+        expect((await fetch(`${balancer.url}/healthz`)).status).toBe(200);
+      }
+      expect(link.connections()).toBe(opened);
+    } finally {
+      await balancer.stop();
+      await Promise.all([link.close(), server.stop()]);
     }
   });
 });

@@ -26,8 +26,13 @@ import {
   type Stage,
 } from "../support/dockerfile";
 import { APP_NAME } from "../../app/lib/constants";
-import { getFreePort } from "../support/ports";
-import { projectRoot, startServer, type RunningServer } from "../support/server";
+import {
+  HANG_TIMEOUT_MS,
+  projectRoot,
+  reservePort,
+  startServer,
+  type RunningServer,
+} from "../support/server";
 import { getImageNode, getImageNpm } from "../toolchain/image-node";
 
 // Only what reaching the registry needs on this machine; a docker build has nothing else.
@@ -152,8 +157,10 @@ describe("the Dockerfile's recipe", () => {
       roots[stage.name] = path.join(tmp, stage.name);
       runtime = replayStage(stage, roots[stage.name]!, roots, context);
     }
-    // The one value changed: a free port, which the HEALTHCHECK reads from the same environment.
-    runtime.env.PORT = String(await getFreePort());
+    // The one value changed: a port the system picked, handed over as a service manager would,
+    // which the HEALTHCHECK reads from the same environment.
+    const listener = await reservePort();
+    runtime.env.PORT = String(listener.port);
     server = await startServer(
       {},
       {
@@ -162,15 +169,16 @@ describe("the Dockerfile's recipe", () => {
         cwd: at(runtime.root, runtime.workdir),
         baseEnv: runtime.env,
         user: runAs,
+        listener,
       },
     );
-  }, 15 * 60_000);
+  }, 3 * HANG_TIMEOUT_MS);
 
   // Removing a whole node_modules takes a while on a busy machine.
   afterAll(async () => {
     await server?.stop("SIGKILL");
     rmSync(tmp, { recursive: true, force: true });
-  }, 120_000);
+  }, HANG_TIMEOUT_MS);
 
   it("ships production dependencies only, and says how much", () => {
     const workdir = at(runtime.root, runtime.workdir);

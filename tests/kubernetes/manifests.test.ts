@@ -30,6 +30,8 @@ const NODE_USER_UID = 1000;
 // Past SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS the server exits at once; the margin is for a
 // loop busy when its timer falls due, and the kubelet's own pace.
 const GRACE_MARGIN_MS = 5_000;
+// How long ingress-nginx (upstream-keepalive-timeout), nginx and AWS's ALB keep an idle connection.
+const PROXY_IDLE_MS = 60_000;
 // What the heap may take of the memory limit: the rest is code, buffers and sockets.
 const HEAP_SHARE_OF_LIMIT = 0.75;
 const PLACEHOLDER = "replace-me";
@@ -128,6 +130,11 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     expect(pod.spec!.terminationGracePeriodSeconds! * 1000).toBeGreaterThanOrEqual(
       config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS + GRACE_MARGIN_MS,
     );
+  });
+
+  it("keeps an idle connection open longer than the proxy in front does, by default too", () => {
+    expect(config.KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(PROXY_IDLE_MS);
+    expect(parseConfig({}).KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(PROXY_IDLE_MS);
   });
 
   it("requests and limits CPU and memory, and keeps the heap inside the memory limit", () => {

@@ -7,10 +7,10 @@ import type { IDeployment } from "kubernetes-models/apps/v1";
 import { APP_NAME } from "~/lib/constants";
 import { getEnv, readDockerfile } from "../support/dockerfile";
 import { startOpenIdProvider, type OpenIdProvider } from "../support/oidc-provider";
-import { getFreePort } from "../support/ports";
 import { startRedis, type Redis } from "../support/redis";
 import {
   expectNoServerErrors,
+  HANG_TIMEOUT_MS,
   projectRoot,
   startServer,
   TEST_SESSION_SECRET,
@@ -106,15 +106,13 @@ describe.each(overlays)(
         RATE_LIMIT_REDIS_URL: redis.url,
       });
       pod = findObject<IDeployment>(objects, "Deployment").spec!.template;
-      metricsPort = await getFreePort();
       app = stageApp();
       server = await startServer(
         {
           ...getContainerEnv(objects),
-          // What changes here: free loopback ports, and the peers on loopback.
+          // What changes here: ports the system picks (the app's is handed over), the peers on loopback.
           HOST: "127.0.0.1",
-          PORT: String(await getFreePort()),
-          METRICS_PORT: String(metricsPort),
+          METRICS_PORT: "0",
           API_BASE_URL: upstream.url,
           OIDC_ISSUER: provider.issuer,
           OTEL_EXPORTER_OTLP_ENDPOINT: upstream.url,
@@ -126,7 +124,8 @@ describe.each(overlays)(
           baseEnv: { ...getImageEnv(), PATH: process.env.PATH, HOME: "/home/node" },
         },
       );
-    }, 120_000);
+      metricsPort = server.metricsPort!;
+    }, HANG_TIMEOUT_MS);
 
     afterAll(async () => {
       try {

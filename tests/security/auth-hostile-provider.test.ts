@@ -11,11 +11,17 @@ import {
   type ScriptedSuite,
   type TokenAnswer,
 } from "../support/oidc-scripted-provider";
-import { getFreePort } from "../support/ports";
 import { readRssMegabytes } from "../support/process-stats";
 import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
 import { expectCataloguePage } from "../support/reference-app";
-import { expectNoServerErrors, getLogLines, startServer, type RunningServer } from "../support/server";
+import {
+  expectNoServerErrors,
+  getLogLines,
+  reservePort,
+  startServer,
+  type RunningServer,
+} from "../support/server";
+import { getClosedPort } from "../support/upstream";
 
 const WARN = '"level":40';
 
@@ -266,13 +272,11 @@ describe("a provider that cannot be reached", () => {
   let app: RunningServer;
 
   beforeAll(async () => {
-    const [port, closedPort] = await Promise.all([getFreePort(), getFreePort()]);
-    app = await startServer({
-      PORT: String(port),
-      ORIGIN: `http://127.0.0.1:${port}`,
-      OIDC_ISSUER: `http://127.0.0.1:${closedPort}`,
-      OIDC_CLIENT_ID: "web-app",
-    });
+    const [listener, closedPort] = await Promise.all([reservePort(), getClosedPort()]);
+    app = await startServer(
+      { ORIGIN: listener.url, OIDC_ISSUER: `http://127.0.0.1:${closedPort}`, OIDC_CLIENT_ID: "web-app" },
+      { listener },
+    );
   });
 
   afterAll(async () => {

@@ -46,7 +46,7 @@ const nextAddress = () => {
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), "redis-data-"));
   redis = await startRedis({ dir: dataDir });
-  proxy = await startDelayingProxy(Number(new URL(redis.url).port));
+  proxy = await startDelayingProxy({ path: redis.socketPath });
   server = await startServer({
     RATE_LIMIT_PER_MINUTE: String(LIMIT),
     RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${proxy.port}`,

@@ -3,7 +3,6 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getFreePort } from "../support/ports";
 import { askServer, getLogLines, startSuiteServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
@@ -149,10 +148,8 @@ describe("300 concurrent readiness probes", () => {
 });
 
 describe("the metrics port", () => {
-  let metricsPort: number;
-  beforeAll(async () => void (metricsPort = await getFreePort()));
   const server = startSuiteServer(() => ({
-    METRICS_PORT: String(metricsPort),
+    METRICS_PORT: "0",
     HEADERS_TIMEOUT_MS: "1000",
     KEEP_ALIVE_TIMEOUT_MS: "200",
   }));
@@ -174,9 +171,9 @@ describe("the metrics port", () => {
   it("closes idle and silent connections as the app's port does", async () => {
     const scrape = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
     const [metricsSilent, appSilent, metricsIdle, appIdle] = await Promise.all([
-      timeUntilClosed(metricsPort),
+      timeUntilClosed(server.metricsPort!),
       timeUntilClosed(server.port),
-      timeUntilClosed(metricsPort, scrape),
+      timeUntilClosed(server.metricsPort!, scrape),
       timeUntilClosed(server.port, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"),
     ]);
     figures.push(

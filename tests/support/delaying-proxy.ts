@@ -9,14 +9,21 @@ export type DelayingProxy = {
   release: () => void;
   /** Resolves when a client has connected (at once if one already has). */
   connected: () => Promise<void>;
+  /** How many connections it has passed on so far. */
+  connections: () => number;
   close: () => Promise<void>;
 };
 
-/** A TCP proxy on 127.0.0.1 to `targetPort` that passes every chunk on after a delay: a slow link. */
-export async function startDelayingProxy(targetPort: number): Promise<DelayingProxy> {
+/**
+ * A TCP proxy on 127.0.0.1 to a loopback port or a Unix socket (`{ path }`) that passes every
+ * chunk on after a delay: a slow link.
+ */
+export async function startDelayingProxy(
+  target: { port: number } | { path: string },
+): Promise<DelayingProxy> {
   let delayMs = 0;
   let held: (() => void)[] | null = null;
-  let hasConnection = false;
+  let connections = 0;
   let onConnection: (() => void)[] = [];
   const sockets = new Set<net.Socket>();
   const later = (send: () => void) => (held ? held.push(send) : void setTimeout(send, delayMs));
@@ -26,14 +33,14 @@ export async function startDelayingProxy(targetPort: number): Promise<DelayingPr
     from.on("error", () => {});
   };
   const server = net.createServer((client) => {
-    const target = net.connect(targetPort, "127.0.0.1");
-    for (const socket of [client, target]) {
+    const upstream = net.connect("path" in target ? target : { ...target, host: "127.0.0.1" });
+    for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));
     }
-    pass(client, target);
-    pass(target, client);
-    hasConnection = true;
+    pass(client, upstream);
+    pass(upstream, client);
+    connections++;
     onConnection.forEach((resolve) => resolve());
     onConnection = [];
   });
@@ -48,7 +55,8 @@ export async function startDelayingProxy(targetPort: number): Promise<DelayingPr
       sends.forEach((send) => send());
     },
     connected: () =>
-      hasConnection ? Promise.resolve() : new Promise((resolve) => onConnection.push(resolve)),
+      connections > 0 ? Promise.resolve() : new Promise((resolve) => onConnection.push(resolve)),
+    connections: () => connections,
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));

@@ -3,19 +3,20 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { requireSystemBinary } from "../toolchain/system-packages";
-import { getFreePort } from "./ports";
+import { reservePort, waitForAnswer, type ReservedPort } from "./server";
 
 export type LoadBalancer = { url: string; stop: () => Promise<void> };
 
 /**
  * nginx on loopback in front of the given ports, as a production load balancer would be set
- * up: it keeps the visitor's Host header and retries idempotent requests on the next instance
- * when one refuses the connection or is going away. `port` is free by default; a test whose
- * instances must know the balancer's address (their ORIGIN) before it starts picks it.
+ * up: it keeps the visitor's Host header, keeps idle connections to the instances open for its
+ * default 60 s, and retries idempotent requests on the next instance when one refuses the
+ * connection or is going away. It accepts on `listener` (reserved here unless given: a test whose
+ * instances must know the balancer's address, their ORIGIN, reserves it first).
  */
-export async function startNginx(upstreamPorts: number[], port?: number): Promise<LoadBalancer> {
+export async function startNginx(upstreamPorts: number[], listener?: ReservedPort): Promise<LoadBalancer> {
   const nginx = requireSystemBinary("nginx-light");
-  port ??= await getFreePort();
+  listener ??= await reservePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "nginx-"));
   // nginx's workers may run as another user than the test (root starts them as nobody).
   chmodSync(dir, 0o777);
@@ -35,11 +36,14 @@ http {
   scgi_temp_path ${dir}/scgi;
   upstream app {
     ${upstreamPorts.map((p) => `server 127.0.0.1:${p} max_fails=0;`).join("\n    ")}
+    keepalive 16;
   }
   server {
-    listen 127.0.0.1:${port};
+    listen 127.0.0.1:${listener.port};
     location / {
       proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
       proxy_set_header Host $http_host;
       proxy_next_upstream error timeout http_502 http_503;
       proxy_next_upstream_tries 2;
@@ -48,27 +52,22 @@ http {
 }`;
   const configPath = path.join(dir, "nginx.conf");
   writeFileSync(configPath, config);
+  // The socket the listener holds is fd 3 in nginx, as on a binary upgrade: it is never let go.
   const child: ChildProcess = spawn(
     nginx,
     ["-p", dir, "-c", configPath, "-e", path.join(dir, "error.log"), "-g", "daemon off;"],
     {
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "ignore", "pipe", listener.fd],
+      env: { NGINX: "3;" } as unknown as NodeJS.ProcessEnv,
     },
   );
+  listener.close();
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  while (
-    !(await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`nginx did not answer within 10 s: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const url = listener.url;
+  await waitForAnswer(`${url}/healthz`, () =>
+    child.exitCode === null ? undefined : `nginx exited with ${child.exitCode}: ${stderr}`,
+  );
   return {
     url,
     stop: async () => {

@@ -6,9 +6,15 @@ import {
   type OpenIdProvider,
   type OpenIdProviderOptions,
 } from "./oidc-provider";
-import { getFreePort } from "./ports";
 import { buildReferenceApp } from "./reference-app";
-import { expectNoServerErrors, projectRoot, startServer, type RunningServer } from "./server";
+import {
+  expectNoServerErrors,
+  HANG_TIMEOUT_MS,
+  projectRoot,
+  reservePort,
+  startServer,
+  type RunningServer,
+} from "./server";
 import { startUpstream, type Upstream } from "./upstream";
 
 type Options = {
@@ -29,16 +35,16 @@ export type SignInApp = {
 
 /** A built server with sign-in through a new oidc-provider, its ORIGIN its own address. */
 export async function startSignInApp({ env = {}, referenceApp = false, provider: options }: Options = {}) {
-  const port = await getFreePort();
-  const origin = `http://127.0.0.1:${port}`;
+  const listener = await reservePort();
+  const origin = listener.url;
   const [provider, upstream, cwd] = await Promise.all([
     startOpenIdProvider({ appOrigins: [origin], ...options }),
     startUpstream(),
     referenceApp ? buildReferenceApp() : projectRoot,
   ]);
   const app = await startServer(
-    { ...signInEnv(provider, origin), PORT: String(port), API_BASE_URL: upstream.url, ...env },
-    { cwd },
+    { ...signInEnv(provider, origin), API_BASE_URL: upstream.url, ...env },
+    { cwd, listener },
   );
   const stop = async () => {
     await Promise.all([app.stop(), provider.close(), upstream.close()]);
@@ -54,7 +60,7 @@ export function startSuiteSignInApp(options: Options = {}) {
   const suite = {} as SignInApp;
   beforeAll(async () => {
     Object.assign(suite, await startSignInApp(options));
-  }, 120_000);
+  }, HANG_TIMEOUT_MS);
   afterAll(async () => {
     if (!suite.app) return;
     try {

@@ -2,9 +2,14 @@ import { createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
-import { getFreePort } from "./ports";
 import { buildReferenceApp } from "./reference-app";
-import { expectNoServerErrors, startServer, type RunningServer } from "./server";
+import {
+  expectNoServerErrors,
+  HANG_TIMEOUT_MS,
+  reservePort,
+  startServer,
+  type RunningServer,
+} from "./server";
 import { startUpstream, type Upstream } from "./upstream";
 
 /** How the token endpoint answers: a valid ID token, or one thing wrong with it or with the answer. */
@@ -202,20 +207,22 @@ export function startSuiteWithScriptedProvider({
 }: SuiteOptions = {}) {
   const suite = {} as ScriptedSuite;
   beforeAll(async () => {
-    const [port, cwd] = await Promise.all([getFreePort(), referenceApp ? buildReferenceApp() : undefined]);
+    const [listener, cwd] = await Promise.all([
+      reservePort(),
+      referenceApp ? buildReferenceApp() : undefined,
+    ]);
     [suite.provider, suite.upstream] = await Promise.all([startScriptedProvider(), startUpstream()]);
     suite.app = await startServer(
       {
-        PORT: String(port),
-        ORIGIN: `${scheme}://127.0.0.1:${port}`,
+        ORIGIN: `${scheme}://127.0.0.1:${listener.port}`,
         OIDC_ISSUER: suite.provider.issuer,
         OIDC_CLIENT_ID: suite.provider.clientId,
         API_BASE_URL: suite.upstream.url,
         ...env,
       },
-      { cwd },
+      { cwd, listener },
     );
-  }, 120_000);
+  }, HANG_TIMEOUT_MS);
   afterAll(async () => {
     try {
       if (suite.app) expectNoServerErrors(suite.app, expectedStatuses);

@@ -1,4 +1,5 @@
 import net from "node:net";
+import { HANG_TIMEOUT_MS } from "./hang";
 
 export type RawResponse = { status: number; headers: Record<string, string>; body: string; raw: string };
 
@@ -6,7 +7,11 @@ export type RawResponse = { status: number; headers: Record<string, string>; bod
  * Sends bytes exactly as given over a fresh TCP connection and parses the answer, for requests
  * that `fetch` would refuse to send or would normalise.
  */
-export function sendRaw(port: number, request: string | Buffer, timeoutMs = 5_000): Promise<RawResponse> {
+export function sendRaw(
+  port: number,
+  request: string | Buffer,
+  timeoutMs = HANG_TIMEOUT_MS,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];

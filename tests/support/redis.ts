@@ -1,10 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { requireSystemBinary } from "../toolchain/system-packages";
-import { getFreePort } from "./ports";
+import { HANG_TIMEOUT_MS } from "./server";
 
 export type Redis = {
+  /** `unix:///…/redis.sock`: a socket of its own, so no port is ever chosen or taken by another. */
   url: string;
-  /** Stops the server (its counts go with it); `start` brings it back on the same port. */
+  socketPath: string;
+  /** Stops the server (its counts go with it); `start` brings it back on the same socket. */
   stop: () => Promise<void>;
   start: (options?: StartOptions) => Promise<void>;
   /** Freezes the server (SIGSTOP): connections stay open, nothing is answered; `resume` thaws it. */
@@ -24,16 +29,20 @@ type StartOptions = {
   keyLoadDelayUs?: number;
 };
 
-const READY = "Ready to accept connections";
+// "The server is now ready to accept connections at <socket>"
+const READY = "ready to accept connections";
 const LOADING = "Loading RDB";
 
 /**
- * Debian's redis-server on a free loopback port. It keeps nothing on disk unless given `dir`,
- * where a SAVE writes its dataset and the next start loads it.
+ * Debian's redis-server on a Unix socket of its own (no TCP port). It keeps nothing on disk
+ * unless given `dir`, where a SAVE writes its dataset and the next start loads it.
  */
 export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis> {
   const binary = requireSystemBinary("redis-server");
-  const port = await getFreePort();
+  const socketDir = mkdtempSync(path.join(os.tmpdir(), "redis-"));
+  // A server run as another user (the pods' test) reaches the socket too.
+  chmodSync(socketDir, 0o755);
+  const socketPath = path.join(socketDir, "redis.sock");
   let child: ChildProcess | undefined;
   let output = "";
 
@@ -42,7 +51,7 @@ export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis>
       const started = child!;
       const timer = setTimeout(
         () => done(new Error(`redis-server did not say "${line}": ${output}`)),
-        30_000,
+        HANG_TIMEOUT_MS,
       );
       const read = () => output.includes(line) && done();
       const exited = (code: number | null) => done(new Error(`redis-server exited with ${code}: ${output}`));
@@ -61,7 +70,8 @@ export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis>
     });
 
   async function start({ keyLoadDelayUs }: StartOptions = {}) {
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+    const args = ["--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "777"];
+    args.push("--save", "", "--appendonly", "no");
     if (dir) args.push("--dir", dir);
     // Loading answers other clients only between chunks of this many bytes.
     if (keyLoadDelayUs)
@@ -88,7 +98,8 @@ export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis>
 
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `unix://${socketPath}`,
+    socketPath,
     stop,
     start,
     pause: () => void child?.kill("SIGSTOP"),

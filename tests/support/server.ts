@@ -1,15 +1,28 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect } from "vitest";
+import { HANG_TIMEOUT_MS } from "./hang";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 
 /** A fixed secret so tests can start several instances that trust each other's cookies. */
 export const TEST_SESSION_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
-// Start-up takes a second or two; a machine busy with other work may take many times that.
-const STARTUP_TIMEOUT_MS = 60_000;
+export { HANG_TIMEOUT_MS };
+
+/** A loopback port the system chose, listened on, for one server to take over (`startServer`). */
+export type ReservedPort = { port: number; url: string; fd: number; close: () => void };
+
+/** Listens on a port the system picks; the server started with it accepts on that very socket. */
+export async function reservePort(): Promise<ReservedPort> {
+  const listener = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => listener.listen({ port: 0, host: "127.0.0.1" }, resolve));
+  const { port } = listener.address() as net.AddressInfo;
+  const fd = (listener as unknown as { _handle: { fd: number } })._handle.fd;
+  return { port, url: `http://127.0.0.1:${port}`, fd, close: () => void listener.close() };
+}
 
 export type ServerProcess = {
   child: ChildProcess;
@@ -23,10 +36,17 @@ export type ServerProcess = {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
-export type RunningServer = ServerProcess & { url: string; port: number };
+export type RunningServer = ServerProcess & {
+  url: string;
+  port: number;
+  /** METRICS_PORT's port as the server reports it (set METRICS_PORT=0 to have one picked). */
+  metricsPort?: number;
+};
 
 type Options = {
   cwd?: string;
+  /** The socket the server accepts on (systemd's LISTEN_FDS protocol); one is reserved if not given. */
+  listener?: ReservedPort;
   /** Node's arguments, when the process to run is not the built server (a test fixture). */
   args?: string[];
   /** The program to run instead of the Node running the tests (the image's `CMD`). */
@@ -65,15 +85,18 @@ export function spawnServer(
     command = process.execPath,
     baseEnv = getSuiteEnv(),
     user = {},
+    listener,
   }: Options = {},
 ): ServerProcess {
+  // The socket is fd 3 in the server, as a service manager hands it over; the parent's copy closes.
   const child = spawn(command, args, {
     cwd,
-    env: { ...baseEnv, ...env } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: { ...baseEnv, ...env, ...(listener ? { LISTEN_FDS: "1" } : {}) } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe", listener?.fd ?? "ignore", "ipc"],
     uid: user.uid,
     gid: user.gid,
   });
+  listener?.close();
   let stdout = "";
   let stderr = "";
   let output = "";
@@ -94,16 +117,23 @@ export function spawnServer(
   };
 }
 
-/** Starts the built server on a free port and resolves once it says it is listening. */
+/**
+ * Starts the built server on a port the system chose (`options.listener`, else one reserved here)
+ * and resolves once it says it is listening; `metricsPort` is METRICS_PORT's, read back.
+ */
 export async function startServer(env: Env = {}, options: Options = {}): Promise<RunningServer> {
-  const server = spawnServer(env, options);
+  const listener = options.listener ?? (await reservePort());
+  const server = spawnServer(env, { ...options, listener });
+  let metricsPort: number | undefined;
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       void server.stop("SIGKILL");
-      reject(new Error(`server did not start within ${STARTUP_TIMEOUT_MS} ms:\n${server.output()}`));
-    }, STARTUP_TIMEOUT_MS);
-    server.child.on("message", (message: { type?: string; port?: number }) => {
+      reject(new Error(`server did not start within ${HANG_TIMEOUT_MS} ms:\n${server.output()}`));
+    }, HANG_TIMEOUT_MS);
+    type Listening = { type?: string; port?: number; metricsPort?: number };
+    server.child.on("message", (message: Listening) => {
       if (message.type !== "listening" || typeof message.port !== "number") return;
+      metricsPort = message.metricsPort;
       // The message and the log line come down different pipes: wait for both, so that what a test
       // reads of the log from now on is about what it did.
       const { port } = message;
@@ -122,16 +152,13 @@ export async function startServer(env: Env = {}, options: Options = {}): Promise
     });
   });
   server.child.channel?.unref();
-  return { ...server, url: `http://127.0.0.1:${port}`, port };
+  return { ...server, url: `http://127.0.0.1:${port}`, port, metricsPort };
 }
 
 /** Runs the built server (or a fixture) and resolves when it exits by itself (start-up failures). */
-export async function runServerUntilExit(
-  env: Env,
-  { timeoutMs = 10_000, ...options }: Options & { timeoutMs?: number } = {},
-) {
+export async function runServerUntilExit(env: Env, options: Options = {}) {
   const server = spawnServer(env, options);
-  const timer = setTimeout(() => void server.stop("SIGKILL"), timeoutMs);
+  const timer = setTimeout(() => void server.stop("SIGKILL"), HANG_TIMEOUT_MS);
   const code = await server.exited;
   clearTimeout(timer);
   return { code, stdout: server.stdout(), stderr: server.stderr() };
@@ -204,11 +231,28 @@ export function askServer<Answer>(server: ServerProcess, type: string) {
   });
 }
 
+/** Resolves once `url` answers 2xx; throws `failed()`'s reason when it says it never will, or on a hang. */
+export async function waitForAnswer(url: string, failed: () => string | undefined) {
+  const giveUpAt = performance.now() + HANG_TIMEOUT_MS;
+  for (;;) {
+    if (
+      await fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return;
+    const reason = failed() ?? (performance.now() > giveUpAt ? `${url} never answered` : undefined);
+    if (reason) throw new Error(reason);
+    await sleep(50);
+  }
+}
+
 /**
- * Resolves once `condition` holds, asked every 20 ms; throws naming `what` after `timeoutMs`.
+ * Resolves once `condition` holds, asked every 20 ms; throws naming `what` if it never does.
  * For hooks, where `expect.poll` cannot run; a busy machine only makes it wait longer.
  */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000) {
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = HANG_TIMEOUT_MS) {
   const giveUpAt = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > giveUpAt) throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);

@@ -1,15 +1,16 @@
-// `npm test`: sets up what the suites need outside npm, then runs every step in three lanes at
-// once, prints each step's output as it ends, and lists every failure at the end (docs/testing.md).
+// `npm test`: sets up what the suites need outside npm, then runs every step, as many at once as
+// this process has CPUs, prints each step's output as it ends, and a table of wall and CPU time.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { getImageNode, getMajor, IMAGE_NODE_VERSION } from "./image-node";
 import { ensureSystemPackages } from "./system-packages";
 
 /**
  * What can differ between Node releases is Node's own code under the server: its HTTP parser and
- * server, URL and header parsing, sockets and zlib. These HTTP files put exactly that under test
- * on this machine's Node; everything runs on the image's.
+ * server, URL and header parsing, sockets, zlib and timers. These files put exactly that under
+ * test on this machine's Node; everything runs on the image's.
  */
 export const NODE_SENSITIVE_FILES = [
   "tests/security/client-faults.test.ts",
@@ -24,11 +25,11 @@ export const NODE_SENSITIVE_FILES = [
 ];
 
 type Step = { name: string; script: string; args?: string[]; onImageNode?: boolean; needsBuild?: boolean };
-type Result = { name: string; ok: boolean; seconds: number; log: string };
+type Result = { name: string; ok: boolean; seconds: number; cpuSeconds: number; log: string };
 
 const projectRoot = path.resolve(import.meta.dirname, "../..");
 const logDir = path.join(projectRoot, "node_modules/.cache/npm-test");
-const started = Date.now();
+const started = performance.now();
 const results: Result[] = [];
 
 let imageNode: string;
@@ -44,89 +45,121 @@ const imagePath = `${path.dirname(imageNode)}${path.delimiter}${process.env.PATH
 const machineVersion = process.versions.node;
 const onlyOneNode = getMajor(machineVersion) === getMajor(IMAGE_NODE_VERSION);
 const image = `Node ${IMAGE_NODE_VERSION}`;
-const machine = `Node ${machineVersion}`;
 
-const build: Step = { name: "build", script: "build" };
-// The build comes first in its lane; the steps that serve it wait for it, the rest need none.
-const lanes: Step[][] = [
-  [build, { name: `browser, ${image}`, script: "test:e2e", onImageNode: true, needsBuild: true }],
-  [
-    { name: `HTTP and security, ${image}`, script: "test:http", onImageNode: true, needsBuild: true },
-    ...(onlyOneNode
-      ? []
-      : [
-          {
-            name: `HTTP on Node's own code, ${machine}`,
-            script: "test:http",
-            args: NODE_SENSITIVE_FILES,
-            needsBuild: true,
-          },
-        ]),
-    {
-      name: `Kubernetes manifests, ${image}`,
-      script: "test:kubernetes",
-      onImageNode: true,
-      needsBuild: true,
-    },
-  ],
-  [
-    { name: "type check", script: "typecheck" },
-    { name: "lint", script: "lint" },
-    { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
-    { name: `the image's recipe, ${image}`, script: "test:image", onImageNode: true },
-  ],
+// The most CPU-hungry first, so that the last to end is a short one.
+const steps: Step[] = [
+  { name: "build", script: "build" },
+  { name: `browser, ${image}`, script: "test:e2e", onImageNode: true, needsBuild: true },
+  { name: `HTTP and security, ${image}`, script: "test:http", onImageNode: true, needsBuild: true },
+  { name: `the image's recipe, ${image}`, script: "test:image", onImageNode: true },
+  { name: "type check", script: "typecheck" },
+  { name: "lint", script: "lint" },
+  { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
+  ...(onlyOneNode
+    ? []
+    : [
+        {
+          name: `HTTP on Node's own code, Node ${machineVersion}`,
+          script: "test:http",
+          args: NODE_SENSITIVE_FILES,
+          needsBuild: true,
+        },
+      ]),
+  { name: `Kubernetes manifests, ${image}`, script: "test:kubernetes", onImageNode: true, needsBuild: true },
 ];
 
-/** Runs one step with its output in a log file, printed whole once it ends. */
+/** Runs one step with its output in a log file, printed whole once it ends, with the CPU it used. */
 function runStep({ name, script, args = [], onImageNode }: Step) {
   const log = path.join(
     logDir,
     `${script}${args.length ? "-node-sensitive" : ""}${onImageNode ? "" : "-machine"}.log`,
   );
   const env = { ...process.env, ...(onImageNode ? { PATH: imagePath } : {}) };
-  const start = Date.now();
+  const start = performance.now();
+  // bash's `times` reports the CPU of every process the step started and waited for.
+  const command = 'npm run --silent "$@"; code=$?; times >&3; exit $code';
   return new Promise<boolean>((resolve) => {
     const chunks: Buffer[] = [];
-    const child = spawn("npm", ["run", "--silent", script, "--", ...args], { env, cwd: projectRoot });
-    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+    let times = "";
+    const child = spawn("bash", ["-c", command, "bash", script, "--", ...args], {
+      env,
+      cwd: projectRoot,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    });
+    child.stdout!.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr!.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stdio[3]!.on("data", (chunk: Buffer) => (times += chunk));
     child.once("error", (error) => chunks.push(Buffer.from(String(error))));
     child.once("close", (code) => {
       const ok = code === 0;
-      const seconds = (Date.now() - start) / 1000;
+      const seconds = (performance.now() - start) / 1000;
+      const cpuSeconds = readChildrenCpuSeconds(times);
       writeFileSync(log, Buffer.concat(chunks));
-      console.log(`\n=== ${name}: ${ok ? "passed" : "FAILED"} in ${Math.round(seconds)} s ===`);
+      const verdict = ok ? "passed" : "FAILED";
+      console.log(
+        `\n=== ${name}: ${verdict} in ${Math.round(seconds)} s, ${Math.round(cpuSeconds)} CPU-s ===`,
+      );
       process.stdout.write(readFileSync(log));
-      results.push({ name, ok, seconds, log: path.relative(projectRoot, log) });
+      results.push({ name, ok, seconds, cpuSeconds, log: path.relative(projectRoot, log) });
       resolve(ok);
     });
   });
 }
 
-mkdirSync(logDir, { recursive: true });
-console.log(
-  `Running ${lanes.flat().length} steps in ${lanes.length} lanes; each step's output follows when it ends.`,
-);
-let built: (ok: boolean) => void;
-const buildDone = new Promise<boolean>((resolve) => (built = resolve));
-await Promise.all(
-  lanes.map(async (lane) => {
-    for (const step of lane) {
-      if (step.needsBuild && !(await buildDone)) {
-        results.push({ name: step.name, ok: false, seconds: 0, log: "not run: the build failed" });
+// `times` prints the shell's own user and system time, then its children's: "0m1.5s 0m0.25s".
+function readChildrenCpuSeconds(times: string) {
+  const line = times.trim().split("\n").at(-1) ?? "";
+  const seconds = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, s]) => Number(m) * 60 + Number(s));
+  return seconds.reduce((sum, value) => sum + value, 0);
+}
+
+/** Runs the steps, at most `slots` at a time, each as soon as a slot is free and its build is done. */
+async function runAll(slots: number) {
+  const waiting = [...steps];
+  let built: boolean | undefined;
+  const running = new Set<Promise<void>>();
+  while (waiting.length > 0 || running.size > 0) {
+    const next = waiting.findIndex((step) => !step.needsBuild || built !== undefined);
+    if (next >= 0 && running.size < slots) {
+      const [step] = waiting.splice(next, 1) as [Step];
+      if (step.needsBuild && !built) {
+        results.push({
+          name: step.name,
+          ok: false,
+          seconds: 0,
+          cpuSeconds: 0,
+          log: "not run: the build failed",
+        });
         continue;
       }
-      const ok = await runStep(step);
-      if (step === build) built(ok);
+      const run = runStep(step).then((ok) => {
+        if (step.script === "build") built = ok;
+        running.delete(run);
+      });
+      running.add(run);
+      continue;
     }
-  }),
-);
-
-const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-console.log(`\n=== npm test: ${minutes} min ===`);
-for (const { name, ok, seconds, log } of results) {
-  console.log(`${ok ? "passed" : "FAILED"}  ${String(Math.round(seconds)).padStart(4)} s  ${name}  (${log})`);
+    await Promise.race(running);
+  }
 }
+
+mkdirSync(logDir, { recursive: true });
+const slots = os.availableParallelism();
+console.log(
+  `Running ${steps.length} steps, ${slots} at a time (the CPUs this process may use); ` +
+    "each step's output follows when it ends.",
+);
+await runAll(slots);
+
+const wall = (performance.now() - started) / 1000;
+const cpu = results.reduce((sum, result) => sum + result.cpuSeconds, 0);
+console.log(`\n=== npm test: ${(wall / 60).toFixed(1)} min, ${Math.round(cpu)} CPU-s ===`);
+console.log("result   wall s   CPU-s  step");
+for (const { name, ok, seconds, cpuSeconds, log } of results) {
+  const figures = [seconds, cpuSeconds].map((value) => String(Math.round(value)).padStart(6));
+  console.log(`${ok ? "passed" : "FAILED"}  ${figures.join("  ")}  ${name}  (${log})`);
+}
+console.log(`total   ${String(Math.round(wall)).padStart(6)}  ${String(Math.round(cpu)).padStart(6)}`);
 const failed = results.filter((result) => !result.ok);
 if (failed.length > 0) {
   console.error(
