@@ -79,10 +79,10 @@ function assembleReferenceApp() {
   const app = path.join(referenceAppBuild, "app");
   rmSync(app, { recursive: true, force: true });
   cpSync(path.join(projectRoot, "app"), app, { recursive: true });
-  cpSync(path.join(fixtureApp, "app"), app, { recursive: true });
-  cpSync(path.join(projectRoot, "tests/support/fault-routes"), path.join(app, "fault-routes"), {
-    recursive: true,
-  });
+  // Added beside the app's files, never over one: the feature is what a project would add.
+  const besideApp = { recursive: true, force: false, errorOnExist: true };
+  cpSync(path.join(fixtureApp, "app"), app, besideApp);
+  cpSync(path.join(projectRoot, "tests/support/fault-routes"), path.join(app, "fault-routes"), besideApp);
   cpSync(path.join(fixtureApp, "package.json"), path.join(referenceAppBuild, "package.json"));
   const config = pathToFileURL(path.join(fixtureApp, "remix.config.js")).href;
   writeFileSync(

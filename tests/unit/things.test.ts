@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 // In the app: "~/entities/thing".
 import {
@@ -26,5 +28,19 @@ describe("a thing", () => {
   it("labels every state and colour, and offers the colours in their order", () => {
     expect(Object.keys(THING_STATUS_LABELS)).toEqual([...THING_STATUSES]);
     expect(COLOUR_OPTIONS).toEqual(COLOURS.map((value) => ({ value, label: COLOUR_LABELS[value] })));
+  });
+});
+
+describe("the reference feature", () => {
+  const root = path.resolve(import.meta.dirname, "../..");
+  const feature = path.join(root, "tests/fixtures/reference-app/app");
+
+  it("adds files beside the app's and replaces none (tests/support/reference-app.ts)", () => {
+    const files = readdirSync(feature, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(feature, path.join(entry.parentPath, entry.name)));
+    expect(files).toContain("api/things.server.ts");
+    expect(files.filter((file) => existsSync(path.join(root, "app", file)))).toEqual([]);
+    expect(existsSync(path.join(root, "app/fault-routes"))).toBe(false);
   });
 });
