@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { getConfig, type SignInSettings } from "~/lib/config.server";
-import { createSignedCookie } from "~/lib/cookies.server";
+import { createSignedCookie, getCookieName } from "~/lib/cookies.server";
 import type { RedisConnection } from "~/lib/redis.server";
 
 export type Session = {
@@ -36,19 +36,19 @@ export function getSessionTtlSeconds(session: Session, settings: SignInSettings,
   return Math.max(0, Math.ceil((Math.min(absoluteEnd, idleEnd) - now) / 1000));
 }
 
-const getCookieName = () => (getConfig().secureCookies ? "__Host-session" : "session");
-
 /** Whether the request carries a session cookie, valid or not: its answer may show who the visitor is. */
 export function carriesSessionCookie(request: Request) {
   if (!getConfig().signIn) return false;
-  const prefix = `${getCookieName()}=`;
-  return (request.headers.get("Cookie") ?? "").split(";").some((pair) => pair.trim().startsWith(prefix));
+  const prefix = `${getCookieName("session")}=`;
+  return (request.headers.get("Cookie") ?? "")
+    .split(";")
+    .some((pair) => pair.trim().startsWith(prefix));
 }
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
 
 export function createSessionStore(backend: Backend, settings: SignInSettings) {
-  const cookie = createSignedCookie(getCookieName());
+  const cookie = createSignedCookie("session");
   return {
     ...backend,
     async load(request: Request) {
@@ -57,7 +57,9 @@ export function createSessionStore(backend: Backend, settings: SignInSettings) {
     },
     async save(session: Session) {
       await backend.set(session, getSessionTtlSeconds(session, settings));
-      const maxAge = Math.ceil((session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000);
+      const maxAge = Math.ceil(
+        (session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000,
+      );
       return cookie.serialize(session.id, { maxAge: Math.max(0, maxAge) });
     },
     async remove(session: Session | null) {
@@ -122,7 +124,8 @@ export function createRedisBackend(redis: RedisConnection): Backend {
     async withLock(key, milliseconds, task) {
       const lock = `lock:${key}`;
       const token = createSessionId();
-      if ((await redis.command(["SET", lock, token, "NX", "PX", String(milliseconds)])) !== "OK") return null;
+      if ((await redis.command(["SET", lock, token, "NX", "PX", String(milliseconds)])) !== "OK")
+        return null;
       try {
         return await task();
       } finally {

@@ -1,13 +1,14 @@
-import type { ComponentProps, ReactNode } from "react";
+import { useEffect, useRef, type ComponentProps, type ReactNode } from "react";
 
-/** A field as `useValidatedForm` describes it to a view: a shape only, so no validation code comes along. */
+/** A field as `useValidatedForm` describes it to a view: a shape only, no validation code. */
 export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
 
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
 type Option = { value: string; label: string };
 
 function controlProps({ id, name, errors }: FieldMeta, hint: ReactNode) {
-  const describedBy = `${hint ? `${id}-description` : ""} ${errors?.length ? `${id}-error` : ""}`.trim();
+  const describedBy =
+    `${hint ? `${id}-description` : ""} ${errors?.length ? `${id}-error` : ""}`.trim();
   return {
     id,
     name,
@@ -67,9 +68,17 @@ export function SelectField({
   placeholder,
   ...field
 }: FieldProps & { options: Option[]; placeholder?: string }) {
+  const select = useRef<HTMLSelectElement>(null);
+  const value = field.meta.defaultValue ?? "";
+  // React sets a select's default only when it first appears: a form reset after a post that
+  // stayed on the page must find the new one, as inputs' defaults are.
+  useEffect(() => {
+    for (const option of select.current?.options ?? [])
+      option.defaultSelected = option.value === value;
+  }, [value]);
   return (
     <Field {...field}>
-      <select defaultValue={field.meta.defaultValue ?? ""} {...controlProps(field.meta, field.hint)}>
+      <select ref={select} defaultValue={value} {...controlProps(field.meta, field.hint)}>
         {placeholder === undefined ? null : <option value="">{placeholder}</option>}
         {options.map(({ value, label }) => (
           <option key={value} value={value}>
@@ -97,7 +106,13 @@ export function RadioGroupField({ options, ...field }: FieldProps & { options: O
       <legend>{field.label}</legend>
       <Described {...field}>
         {options.map((option, index) => (
-          <Choice key={option.value} field={field} type="radio" option={option} first={index === 0} />
+          <Choice
+            key={option.value}
+            field={field}
+            type="radio"
+            option={option}
+            first={index === 0}
+          />
         ))}
       </Described>
     </fieldset>
@@ -117,7 +132,11 @@ function Choice({
   first: boolean;
 }) {
   const id = first ? field.meta.id : `${field.meta.id}-${option.value}`;
-  const control = { type, value: option.value, defaultChecked: field.meta.defaultValue === option.value };
+  const control = {
+    type,
+    value: option.value,
+    defaultChecked: field.meta.defaultValue === option.value,
+  };
   return (
     <div className="choice">
       <input {...control} {...controlProps(field.meta, field.hint)} id={id} />

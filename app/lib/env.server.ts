@@ -66,7 +66,8 @@ export const EnvSchema = z.object({
   /** Path under API_BASE_URL that /readyz asks; any answer below 500 counts as ready. */
   API_HEALTH_PATH: z
     .string()
-    .regex(/^\/[^?#]*$/, "must be a path starting with /")
+    .regex(/^\/[^?#:]*$/, "must be a path starting with /, without ?, # or :")
+    .transform((path) => path as `/${string}`)
     .default("/"),
   /** Largest API answer read; a larger one counts as a bad response. */
   API_MAX_RESPONSE_BYTES: bytes.default(1_048_576),
@@ -87,6 +88,11 @@ export const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: url("an http(s) URL such as http://collector:4318", plain, (url) =>
     url.href.replace(/\/$/, ""),
   ).optional(),
+  /** The `service.name` spans are exported under; unset, the package's name. */
+  OTEL_SERVICE_NAME: z.string().min(1).max(256).optional(),
+  /** Set by `remix dev` to its live-reload server: the pages may open a socket to it. */
+  REMIX_DEV_ORIGIN: url("an http(s) origin", (url) => !url.search && !url.hash, (url) => url.origin)
+    .optional(),
   /** The OpenID Connect provider's issuer; with OIDC_CLIENT_ID it turns sign-in on. Plain http on loopback only. */
   OIDC_ISSUER: url(
     "an https URL such as https://login.example.com/realms/app",

@@ -10,7 +10,7 @@ import {
   test,
 } from "./things-fixture";
 
-// A thing's page is one form whose buttons name two actions: a comment and a status change.
+// A thing's page is one form whose buttons name its actions: a comment, a status change, a delete.
 const thing = (page: Page) => page.getByRole("region", { name: "Cedar" });
 const comment = (page: Page) => thing(page).getByLabel("Comment", { exact: true });
 const status = (page: Page) => thing(page).locator("dd").last();
@@ -58,8 +58,8 @@ test("a status change checks none of the comment being typed, and keeps it wheth
 
   await expect(getAlerts(page)).toHaveCount(1);
   await expect(getAlerts(page).getByRole("heading")).toHaveText("Nothing was changed");
-  await expect(getAlerts(page)).toContainText(
-    "Someone else changed this thing, so its status was not changed.",
+  await expect(thing(page).getByRole("alert")).toContainText(
+    "Someone else changed this thing meanwhile, so your change was not saved.",
   );
   await expect(getAlerts(page)).toBeFocused();
   await expect(status(page)).toHaveText("Archived");
@@ -77,7 +77,7 @@ test("a status change checks none of the comment being typed, and keeps it wheth
   await expect(listedThings(page).filter({ hasText: "Cedar" })).toHaveCount(1);
 });
 
-test("only the button that posted says it is pending; the API's 403 is about the page, not the comment", async ({
+test("only the button that posted says it is pending; the API's 403 is on the form, not the comment", async ({
   page,
   things,
   javaScriptEnabled,

@@ -1,20 +1,27 @@
+import type { Page } from "@playwright/test";
 import { expect, listedThings, isSameWindow, markWindow, test } from "./things-fixture";
 
-test("deleting a thing asks on a page of its own, then lists the rest with a flash", async ({
+// A delete asks in place (ConfirmButton): opening the question loses nothing typed on the page.
+const comment = (page: Page) => page.getByLabel("Comment", { exact: true });
+const question = (page: Page) => page.getByText("Delete Cedar? This cannot be undone.");
+
+test("deleting a thing asks on its page, then lists the rest with a flash", async ({
   page,
   things,
   javaScriptEnabled,
 }) => {
   await page.goto("/things/3");
   if (javaScriptEnabled) await markWindow(page);
-  await page.getByRole("link", { name: "Delete Cedar" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Delete Cedar?" })).toBeVisible();
-  await page.getByRole("link", { name: "Cancel" }).click();
-  await expect(page).toHaveURL(/\/things\/3$/);
+  await comment(page).fill("Half a thought");
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await expect(question(page)).toBeVisible();
+  await expect(comment(page)).toHaveValue("Half a thought");
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await expect(question(page)).toBeHidden();
   expect(things.things.has("3")).toBe(true);
 
-  await page.getByRole("link", { name: "Delete Cedar" }).click();
-  await page.getByRole("button", { name: "Delete Cedar" }).click();
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await page.getByRole("button", { name: "Yes, delete Cedar" }).click();
 
   await expect(page).toHaveURL(/\/things$/);
   await expect(page.getByRole("status")).toHaveText("The thing was deleted.");
@@ -23,9 +30,13 @@ test("deleting a thing asks on a page of its own, then lists the rest with a fla
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
 });
 
-test("deleting a thing someone else deleted first shows the not-found page", async ({ page, things }) => {
-  await page.goto("/things/3/delete");
+test("deleting a thing someone else deleted first shows its not-found page", async ({
+  page,
+  things,
+}) => {
+  await page.goto("/things/3");
   things.things.delete("3");
-  await page.getByRole("button", { name: "Delete Cedar" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await page.getByRole("button", { name: "Yes, delete Cedar" }).click();
+  await expect(page.getByRole("heading", { name: "No thing with id 3" })).toBeVisible();
 });

@@ -5,9 +5,9 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { UpstreamFormErrors } from "~/api/client.server";
-import { ErrorSummary, PageMessage, SubmitButton, TextField, useValidatedForm, ValidatedForm } from "~/forms";
-import { submitForm, submitIntent } from "~/forms/index.server";
+import { ErrorSummary, PageMessage, SubmitButton, useValidatedForm, ValidatedForm } from "~/forms";
+import { TextField } from "~/forms/fields";
+import { FormRefusal, submitForm, submitIntent } from "~/forms/index.server";
 import { errorCatalogue } from "~/lib/errors";
 
 // A fixture page with two actions, each its own form; no product behaviour.
@@ -16,7 +16,7 @@ const RenameFormSchema = z.object({ text: z.string({ error: "Enter a name." }) }
 
 const received: string[] = [];
 let holdRename: Promise<void> | null = null;
-let refuseRename: UpstreamFormErrors | null = null;
+let refuseRename: FormRefusal | null = null;
 
 async function action({ request }: ActionFunctionArgs) {
   return submitIntent(request, {
@@ -114,10 +114,7 @@ describe("a page with two actions", () => {
   });
 
   it("shows the API's answer to one action's field on its form only, keeping what was typed in both", async () => {
-    refuseRename = new UpstreamFormErrors(422, {
-      formErrors: [],
-      fieldErrors: { text: ["Taken meanwhile."] },
-    });
+    refuseRename = new FormRefusal(422, { text: ["Taken meanwhile."] });
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
     await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
@@ -217,22 +214,31 @@ describe("one form with two buttons", () => {
   });
 });
 
-describe("a refusal about the whole page", () => {
-  it("shows in the page message in its own words, not on the form, keeping what was typed in both forms", async () => {
-    refuseRename = new UpstreamFormErrors(409, { formErrors: ["Renamed meanwhile."], fieldErrors: {} });
-    const user = renderPage();
-    await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
-    await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
-    await user.click(screen.getByRole("button", { name: "Rename" }));
+describe("a refusal that names no field", () => {
+  it.each([
+    [409, errorCatalogue.NOT_CHANGED.title, ""],
+    [403, errorCatalogue.FORBIDDEN.title, "Ada"],
+  ])(
+    "%i shows on the form that posted, in its own words; after a conflict that form shows the page's data",
+    async (status, title, nameAfter) => {
+      refuseRename = new FormRefusal(status, { "": ["Not now."] });
+      const user = renderPage();
+      await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
+      await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
+      await user.click(screen.getByRole("button", { name: "Rename" }));
 
-    const message = await screen.findByRole("alert");
-    expect(within(message).getByRole("heading").textContent).toBe(errorCatalogue.NOT_CHANGED.title);
-    expect(message.textContent).toContain("Renamed meanwhile.");
-    expect(document.activeElement).toBe(message);
-    expect(within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert")).toBeNull();
-    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
-    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
-  });
+      const rename = screen.getByRole("region", { name: "Name form" });
+      const message = await within(rename).findByRole("alert");
+      expect(within(message).getByRole("heading").textContent).toBe(title);
+      expect(message.textContent).toContain("Not now.");
+      expect(document.activeElement).toBe(message);
+      expect(within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert")).toBeNull();
+      expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
+      await expect
+        .poll(() => (screen.getByRole("textbox", { name: "Name" }) as HTMLInputElement).value)
+        .toBe(nameAfter);
+    },
+  );
 });
 
 // A form on every row: the rows share their intents, and each posts its own id.
@@ -280,10 +286,7 @@ function renderRows() {
             async submit({ id, quantity }) {
               await holdRename;
               if (quantity > 100)
-                throw new UpstreamFormErrors(422, {
-                  formErrors: [],
-                  fieldErrors: { quantity: ["Too many."] },
-                });
+                throw new FormRefusal(422, { quantity: ["Too many."] });
               received.push(`update ${id}: ${quantity}`);
               return { redirectTo: "/" };
             },

@@ -2,7 +2,8 @@ import type { ActionFunctionArgs, HeadersFunction, MetaFunction } from "@remix-r
 import { data } from "@remix-run/node";
 import { useActionData } from "@remix-run/react";
 import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
-import { ErrorSummary, RadioGroupField, SubmitButton, useValidatedForm, ValidatedForm } from "~/forms";
+import { ErrorSummary, SubmitButton, useValidatedForm, ValidatedForm } from "~/forms";
+import { RadioGroupField } from "~/forms/fields";
 import { submitForm } from "~/forms/index.server";
 import { APP_NAME } from "~/lib/constants";
 import { getError } from "~/lib/errors";
