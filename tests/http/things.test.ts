@@ -370,8 +370,6 @@ describe("a thing's page: one form whose buttons name a comment, a status change
     expect(shownText(document, "li")).toEqual([expect.stringMatching(/^Someone else changed/)]);
     const summary = '[aria-labelledby="thing-actions-error-summary-title"]';
     expect(document.querySelector(summary)?.hasAttribute("autofocus")).toBe(true);
-      true,
-    );
     expect(typedComment(document)).toBe("Half a thought");
     expect(text(document, "section dd").at(-1)).toBe("Archived");
     expect(text(document, 'ul[aria-label="Things"] li')).toContain("Cedar (Archived)");
