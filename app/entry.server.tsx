@@ -17,6 +17,13 @@ import {
 import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
 
+// What the server in front of Remix takes from this build (`build.entry.module`), so that each of
+// these modules is loaded once: one configuration, one logger, one list of call listeners.
+export { onCallOutcome } from "./api/client.server";
+export { getConfig } from "./lib/config.server";
+export { createThrottledWarning, routeConsoleToLogger } from "./lib/logger.server";
+export { logger };
+
 const ABORT_DELAY_MS = 5_000;
 
 // Deferred data still pending when the render is aborted is rejected just after it.
@@ -32,7 +39,8 @@ export default function handleRequest(
   const nonce = loadContext.cspNonce;
   // Only a document with deferred data streams, and not to a crawler: the rest go whole (decision 003).
   const sendWhole =
-    isbot(request.headers.get("user-agent") ?? "") || !hasDeferredData(remixContext.staticHandlerContext);
+    isbot(request.headers.get("user-agent") ?? "") ||
+    !hasDeferredData(remixContext.staticHandlerContext);
   const respond = (body: BodyInit) => {
     responseHeaders.set("Content-Type", "text/html; charset=utf-8");
     setPrivate(responseHeaders, request);

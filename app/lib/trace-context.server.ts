@@ -1,4 +1,4 @@
-import { randomFillSync } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 /** A span in a W3C Trace Context (https://www.w3.org/TR/trace-context/); flags `01` when recorded. */
 export type TraceContext = { traceId: string; spanId: string; flags: string; state?: string };
@@ -30,7 +30,8 @@ export function readTracestate(header: string | null | undefined) {
     .split(",")
     .map((member) => member.trim())
     .filter(Boolean);
-  if (members.length === 0 || !members.every((member) => TRACESTATE_MEMBER.test(member))) return undefined;
+  if (members.length === 0 || !members.every((member) => TRACESTATE_MEMBER.test(member)))
+    return undefined;
   const keys = members.map((member) => member.slice(0, member.indexOf("=")));
   if (new Set(keys).size !== keys.length) return undefined;
   return members.slice(0, MAX_TRACESTATE_MEMBERS).join(",");
@@ -40,21 +41,8 @@ export function formatTraceparent({ traceId, spanId, flags }: TraceContext) {
   return `00-${traceId}-${spanId}-${flags}`;
 }
 
-export const newTraceId = () => randomHex(16);
-export const newSpanId = () => randomHex(8);
-
-// Random bytes drawn a few kilobytes at a time: one call for each id costs several times more.
-const pool = Buffer.alloc(4096);
-let used = pool.length;
-
-function randomHex(length: number) {
-  if (used + length > pool.length) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  used += length;
-  return pool.toString("hex", used - length, used);
-}
+export const newTraceId = () => randomBytes(16).toString("hex");
+export const newSpanId = () => randomBytes(8).toString("hex");
 
 export function getTraceId(request: Request) {
   return parseTraceparent(request.headers.get("traceparent"))?.traceId;
@@ -65,6 +53,11 @@ export function startChildSpan(request: Request) {
   const parent = parseTraceparent(request.headers.get("traceparent"));
   if (!parent) return undefined;
   const state = readTracestate(request.headers.get("tracestate"));
-  const span: TraceContext = { traceId: parent.traceId, spanId: newSpanId(), flags: parent.flags, state };
+  const span: TraceContext = {
+    traceId: parent.traceId,
+    spanId: newSpanId(),
+    flags: parent.flags,
+    state,
+  };
   return { span, parentSpanId: parent.parentId };
 }

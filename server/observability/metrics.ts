@@ -1,7 +1,6 @@
 import type { RequestListener } from "node:http";
-import { onCallOutcome } from "~/api/client.server";
 import type { Config } from "~/lib/config.server";
-import { logger } from "~/lib/logger.server";
+import type { AppEntry } from "../app";
 import { ALLOWED_METHODS } from "../edge/checks";
 import type { FinishedRequest } from "./request-log";
 
@@ -9,9 +8,11 @@ import type { FinishedRequest } from "./request-log";
 const KNOWN_METHODS = new Set(ALLOWED_METHODS);
 
 /** Prometheus metrics for METRICS_PORT (`handle`), labelled with bounded values; undefined when unset. */
-export async function startMetrics(config: Config, countInFlight: () => number) {
+export async function startMetrics(config: Config, app: AppEntry, countInFlight: () => number) {
+  const { logger, onCallOutcome } = app;
   if (config.METRICS_PORT === undefined) return undefined;
-  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import("prom-client");
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } =
+    await import("prom-client");
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -82,7 +83,11 @@ export async function startMetrics(config: Config, countInFlight: () => number) 
     handle,
     recordRequest({ method, route, status, start, refusal }: FinishedRequest) {
       if (refusal && refusal !== "RATE_LIMITED" && status < 500) refusals.inc({ reason: refusal });
-      const labels = { method: KNOWN_METHODS.has(method) ? method : "other", route, status_code: status };
+      const labels = {
+        method: KNOWN_METHODS.has(method) ? method : "other",
+        route,
+        status_code: status,
+      };
       requestDuration.observe(labels, (performance.now() - start) / 1000);
     },
     countRateLimited: () => rateLimited.inc(),
