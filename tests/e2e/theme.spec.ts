@@ -119,3 +119,20 @@ test("GET /preferences/theme answers 405 inside the layout", async ({ page }) =>
   await expect(page.getByRole("heading", { level: 1, name: "Not allowed here" })).toBeVisible();
   await expect(themeControl(page)).toBeVisible();
 });
+
+test("each theme paints its palette: dark when chosen, or when system meets a dark OS", async ({
+  page,
+}) => {
+  const [light, dark] = ["rgb(255, 255, 255)", "rgb(17, 24, 39)"];
+  await page.goto("/");
+  for (const [theme, os, background] of [
+    ["light", "dark", light],
+    ["dark", "light", dark],
+    ["system", "light", light],
+    ["system", "dark", dark],
+  ] as const) {
+    await page.emulateMedia({ colorScheme: os });
+    await root(page).evaluate((html, chosen) => (html.dataset.theme = chosen), theme);
+    await expect(page.locator("body")).toHaveCSS("background-color", background);
+  }
+});
