@@ -1,4 +1,5 @@
 import { data, redirect } from "@remix-run/node";
+import * as z from "zod/mini";
 import type { $ZodObject, $ZodType, $ZodTypes, output } from "zod/v4/core";
 import { getConfig } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
@@ -20,6 +21,10 @@ export class FormRefusal extends Error {
     super(`refused with ${status}: messages for the form`);
   }
 }
+
+/** The schema of a post whose only control is its button (a server module's, so the page's
+ * browser code needs no validator). */
+export const NoFieldsSchema = z.object({});
 
 type Handler<S extends $ZodType> = {
   schema: S;
