@@ -18,10 +18,12 @@ import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
 
 // What the server in front of Remix takes from this build (`build.entry.module`), so that each of
-// these modules is loaded once: one configuration, one logger, one list of call listeners.
+// these modules is loaded once: one configuration, one logger, one list of call listeners, one
+// source of trace ids.
 export { onCallOutcome } from "./api/client.server";
 export { getConfig } from "./lib/config.server";
 export { createThrottledWarning, routeConsoleToLogger } from "./lib/logger.server";
+export * as traceContext from "./lib/trace-context.server";
 export { logger };
 
 const ABORT_DELAY_MS = 5_000;

@@ -5,7 +5,6 @@ import type { ServerBuild } from "@remix-run/node";
 import type * as entry from "~/entry.server";
 import type { Config } from "~/lib/config.server";
 import { getErrorForStatus } from "~/lib/errors";
-import { parseTraceparent } from "~/lib/trace-context.server";
 import { createRequestLog, type FinishedRequest } from "./observability/request-log";
 import { createEdge, type WriteLimit } from "./edge/checks";
 import { sendErrorPage } from "./edge/error-page";
@@ -73,19 +72,16 @@ export function createApp({
 
 /** The catalogue's page for what went wrong: a 4xx keeps its status, else a 500, logged only. */
 const lastResort =
-  ({ logger }: AppEntry): ErrorRequestHandler =>
+  ({ logger, traceContext }: AppEntry): ErrorRequestHandler =>
   (error, req, res, _next) => {
     const status = (error as { status?: unknown } | null)?.status;
-    const refusal =
-      typeof status === "number" && status >= 400 && status < 500
-        ? getErrorForStatus(status)
-        : null;
+    const isRefusal = typeof status === "number" && status >= 400 && status < 500;
+    const refusal = isRefusal ? getErrorForStatus(status) : null;
     if (!refusal) {
-      const traceId = parseTraceparent(req.headers.traceparent as string | undefined)?.traceId;
-      logger.error(
-        { err: error, requestId: res.getHeader("X-Request-Id"), traceId },
-        "request failed",
-      );
+      const traceparent = req.headers.traceparent as string | undefined;
+      const traceId = traceContext.parseTraceparent(traceparent)?.traceId;
+      const requestId = res.getHeader("X-Request-Id");
+      logger.error({ err: error, requestId, traceId }, "request failed");
     }
     if (res.headersSent) return void res.destroy();
     sendErrorPage(res, refusal?.code ?? "INTERNAL");

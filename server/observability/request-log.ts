@@ -3,7 +3,7 @@ import type { Request, RequestHandler } from "express";
 import type { ServerBuild } from "@remix-run/node";
 import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 import type { ErrorCode } from "~/lib/errors";
-import * as traceContext from "~/lib/trace-context.server";
+import type { TraceContext } from "~/lib/trace-context.server";
 import type { AppEntry } from "../app";
 
 /** A request once answered; `route` is a route id, `static`, `refused`, `manifest` or `not_found`. */
@@ -14,7 +14,7 @@ export type FinishedRequest = {
   status: number;
   start: number;
   aborted: boolean;
-  trace: { span: traceContext.TraceContext; parentSpanId?: string };
+  trace: { span: TraceContext; parentSpanId?: string };
   refusal?: ErrorCode;
 };
 
@@ -36,14 +36,14 @@ export function createRequestLog({
   observers,
 }: Options): RequestHandler {
   const getRoute = createRouteLabeler(build);
-  const { logger } = build.entry.module as unknown as AppEntry;
+  const { logger, traceContext } = build.entry.module as unknown as AppEntry;
   return (req, res, next) => {
     const start = performance.now();
     const incoming = req.headers["x-request-id"] as string | undefined;
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers["x-request-id"] = requestId;
     res.setHeader("X-Request-Id", requestId);
-    const trace = startTrace(req, trustProxy, recording);
+    const trace = startTrace(traceContext, req, trustProxy, recording);
     res.once("close", () => {
       const path = req.originalUrl.split("?", 1)[0]!;
       const aborted = !res.writableFinished;
@@ -68,8 +68,9 @@ export function createRequestLog({
   };
 }
 
-/** The trusted proxy's trace continued, else a new one, written into the request for Remix and its calls. */
+/** The trusted proxy's trace continued, else a new one, written into the request for Remix. */
 function startTrace(
+  traceContext: AppEntry["traceContext"],
   req: Request,
   trustProxy: boolean,
   recording: boolean,

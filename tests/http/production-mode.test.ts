@@ -27,7 +27,6 @@ describe("the server's own bundle (npm run build:server)", () => {
     "app/lib/constants.ts",
     "app/lib/errors.ts",
     "app/lib/redis.server.ts",
-    "app/lib/trace-context.server.ts",
   ];
 
   it("holds only app/ modules that keep no state: the others are loaded once, in the build", () => {
