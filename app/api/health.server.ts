@@ -8,5 +8,10 @@ export const getApiHealth = defineCall({
   method: "GET",
   path: getConfig().API_HEALTH_PATH,
   response: z.unknown(),
-  errors: { 401: "SIGN_IN_REQUIRED", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED" },
+  errors: {
+    401: "SIGN_IN_REQUIRED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+  },
 });

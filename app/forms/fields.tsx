@@ -1,4 +1,13 @@
-import { useEffect, useRef, type ComponentProps, type ReactNode } from "react";
+import { useNavigation } from "@remix-run/react";
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useRef,
+  type ComponentProps,
+  type ReactNode,
+} from "react";
+import { FORM_ID_FIELD, INTENT_FIELD } from "./parse";
 
 /** A field as `useValidatedForm` describes it to a view: a shape only, no validation code. */
 export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
@@ -142,5 +151,47 @@ function Choice({
       <input {...control} {...controlProps(field.meta, field.hint)} id={id} />
       <label htmlFor={id}>{option.label}</label>
     </div>
+  );
+}
+
+/** The id of the form a submit button is in (`ValidatedForm` provides it). */
+export const FormIdContext = createContext<string | undefined>(undefined);
+
+type SubmitButtonProps = { children: ReactNode; pendingLabel: string; intent?: string };
+
+/** Says `pendingLabel` and ignores clicks while the post it made is on its way. */
+export function SubmitButton({ children, pendingLabel, intent }: SubmitButtonProps) {
+  const { formData, formMethod } = useNavigation();
+  const formId = useContext(FormIdContext);
+  const pending =
+    formMethod?.toUpperCase() === "POST" &&
+    formData?.get(INTENT_FIELD) === (intent ?? null) &&
+    formData?.get(FORM_ID_FIELD) === (formId ?? null);
+  return (
+    <button
+      type="submit"
+      name={intent ? INTENT_FIELD : undefined}
+      value={intent}
+      aria-disabled={pending || undefined}
+      onClick={(event) => pending && event.preventDefault()}
+    >
+      {pending ? pendingLabel : children}
+    </button>
+  );
+}
+
+type ConfirmButtonProps = SubmitButtonProps & { question: ReactNode; confirmLabel: ReactNode };
+
+/**
+ * A write that asks first, in place: `children` opens `question` and the button that posts
+ * (a `<details>`, so it asks without JavaScript too, and nothing else on the page is lost).
+ */
+export function ConfirmButton({ children, question, confirmLabel, ...button }: ConfirmButtonProps) {
+  return (
+    <details className="confirm">
+      <summary className="button">{children}</summary>
+      <p>{question}</p>
+      <SubmitButton {...button}>{confirmLabel}</SubmitButton>
+    </details>
   );
 }

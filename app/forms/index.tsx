@@ -1,9 +1,9 @@
 import { Form, useActionData, useNavigation } from "@remix-run/react";
-import { createContext, useContext, useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { FormEvent, MouseEvent, ReactNode, RefObject } from "react";
 import type { $ZodType, input } from "zod/v4/core";
 import { getError } from "~/lib/errors";
-import type { FieldMeta } from "./fields";
+import { FormIdContext, type FieldMeta } from "./fields";
 import {
   checkPayload,
   FORM_ID_FIELD,
@@ -135,9 +135,6 @@ export function useValidatedForm<S extends Schemas>({ id, schema, defaultValue }
   return [form, fields] as const;
 }
 
-/** The id of the form a submit button is in (`ValidatedForm` provides it). */
-const FormIdContext = createContext<string | undefined>(undefined);
-
 type ValidatedFormProps = {
   form: FormState;
   action?: string;
@@ -258,43 +255,4 @@ function Alert({ box, id, title, items, className = "" }: AlertProps) {
 function focusField(event: MouseEvent, id: string) {
   event.preventDefault();
   document.getElementById(id)?.focus();
-}
-
-type SubmitButtonProps = { children: ReactNode; pendingLabel: string; intent?: string };
-
-/** Says `pendingLabel` and ignores clicks while the post it made is on its way. */
-export function SubmitButton({ children, pendingLabel, intent }: SubmitButtonProps) {
-  const { formData, formMethod } = useNavigation();
-  const formId = useContext(FormIdContext);
-  const pending =
-    formMethod?.toUpperCase() === "POST" &&
-    formData?.get(INTENT_FIELD) === (intent ?? null) &&
-    formData?.get(FORM_ID_FIELD) === (formId ?? null);
-  return (
-    <button
-      type="submit"
-      name={intent ? INTENT_FIELD : undefined}
-      value={intent}
-      aria-disabled={pending || undefined}
-      onClick={(event) => pending && event.preventDefault()}
-    >
-      {pending ? pendingLabel : children}
-    </button>
-  );
-}
-
-type ConfirmButtonProps = SubmitButtonProps & { question: ReactNode; confirmLabel: ReactNode };
-
-/**
- * A write that asks first, in place: `children` opens `question` and the button that posts
- * (a `<details>`, so it asks without JavaScript too, and nothing else on the page is lost).
- */
-export function ConfirmButton({ children, question, confirmLabel, ...button }: ConfirmButtonProps) {
-  return (
-    <details className="confirm">
-      <summary className="button">{children}</summary>
-      <p>{question}</p>
-      <SubmitButton {...button}>{confirmLabel}</SubmitButton>
-    </details>
-  );
 }

@@ -12,10 +12,15 @@ const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value) && URL
 });
 
 /** An http(s) URL `accept`s, as `transform` makes it, else the issue `example` explains. */
-const url = (example: string, accept: (url: URL, text: string) => boolean, transform: (url: URL) => string) =>
+const url = (
+  example: string,
+  accept: (url: URL, text: string) => boolean,
+  transform: (url: URL) => string,
+) =>
   z.string().transform((text, ctx) => {
     const parsed = URL.canParse(text) ? new URL(text) : null;
-    if (parsed && /^https?:$/.test(parsed.protocol) && accept(parsed, text)) return transform(parsed);
+    if (parsed && /^https?:$/.test(parsed.protocol) && accept(parsed, text))
+      return transform(parsed);
     ctx.addIssue({ code: "custom", message: `must be ${example}` });
     return z.NEVER;
   });
@@ -91,8 +96,11 @@ export const EnvSchema = z.object({
   /** The `service.name` spans are exported under; unset, the package's name. */
   OTEL_SERVICE_NAME: z.string().min(1).max(256).optional(),
   /** Set by `remix dev` to its live-reload server: the pages may open a socket to it. */
-  REMIX_DEV_ORIGIN: url("an http(s) origin", (url) => !url.search && !url.hash, (url) => url.origin)
-    .optional(),
+  REMIX_DEV_ORIGIN: url(
+    "an http(s) origin",
+    (url) => !url.search && !url.hash,
+    (url) => url.origin,
+  ).optional(),
   /** The OpenID Connect provider's issuer; with OIDC_CLIENT_ID it turns sign-in on. Plain http on loopback only. */
   OIDC_ISSUER: url(
     "an https URL such as https://login.example.com/realms/app",
@@ -106,7 +114,10 @@ export const EnvSchema = z.object({
   /** The ID token claim holding the visitor's roles; a dotted path reads nested claims. */
   OIDC_ROLES_CLAIM: z
     .string()
-    .regex(/^[^.\s]+(\.[^.\s]+)*$/, "must be a claim name or a dotted path such as realm_access.roles")
+    .regex(
+      /^[^.\s]+(\.[^.\s]+)*$/,
+      "must be a claim name or a dotted path such as realm_access.roles",
+    )
     .default("roles"),
   /** Space-separated scopes asked for at sign-in; `openid` must be one. */
   OIDC_SCOPES: z

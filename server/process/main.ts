@@ -51,9 +51,7 @@ const app = createApp({
   maxHeaderCount: MAX_HEADER_COUNT,
   isShuttingDown: () => shuttingDown,
   recording: tracing !== undefined,
-  observers: [metrics?.recordRequest, tracing?.recordRequest].filter(
-    (observe) => observe !== undefined,
-  ),
+  observers: [metrics?.recordRequest, tracing?.recordRequest].filter((observe) => observe !== undefined),
   writeLimit: { store: rateLimitStore?.store, onRateLimited: metrics?.countRateLimited },
 });
 const server = connections.createAppServer(app);
@@ -64,16 +62,12 @@ closeWithGrace(
     delay: config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS,
     logger: false,
     skip: ["uncaughtException", "unhandledRejection"],
-    onTimeout: () =>
-      logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting"),
+    onTimeout: () => logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting"),
   },
   async ({ signal }) => {
     shuttingDown = true;
     if (config.SHUTDOWN_DELAY_MS > 0) {
-      logger.info(
-        { signal, delayMs: config.SHUTDOWN_DELAY_MS },
-        "shutting down: not ready, still serving",
-      );
+      logger.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down: not ready, still serving");
       await sleep(config.SHUTDOWN_DELAY_MS);
     }
     logger.info({ signal }, "shutting down: finishing in-flight requests");
@@ -91,10 +85,7 @@ closeWithGrace(
 );
 
 const port = await listen(server, config.PORT);
-logger.info(
-  { port, host: config.HOST ?? "all interfaces" },
-  `listening on http://localhost:${port}`,
-);
+logger.info({ port, host: config.HOST ?? "all interfaces" }, `listening on http://localhost:${port}`);
 if (config.NODE_ENV === "development") void broadcastDevReady(build);
 process.send?.({ type: "listening", port });
 

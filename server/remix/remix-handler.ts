@@ -1,8 +1,4 @@
-import type {
-  Request as ExpressRequest,
-  RequestHandler,
-  Response as ExpressResponse,
-} from "express";
+import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
@@ -16,8 +12,7 @@ const BLOCK_BYTES = 64 * 1024;
 export function createRemixHandler(build: ServerBuild, config: Config): RequestHandler {
   const handleRequest = createRequestHandler(build, config.NODE_ENV);
   return async (req, res, next) => {
-    if (req.path.includes("%") && !isDecodable(req.path))
-      return next(createErrorResponse("BAD_REQUEST"));
+    if (req.path.includes("%") && !isDecodable(req.path)) return next(createErrorResponse("BAD_REQUEST"));
     let body: Uint8Array<ArrayBuffer> | undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
       try {
@@ -81,11 +76,7 @@ function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayB
   });
 }
 
-function createFetchRequest(
-  req: ExpressRequest,
-  res: ExpressResponse,
-  body?: Uint8Array<ArrayBuffer>,
-) {
+function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
   // The origin the edge decided, with the path appended, not resolved: //other.example/ keeps the host.
   const url = new URL(res.locals.origin + req.originalUrl);
   const headers = new Headers();
@@ -103,8 +94,7 @@ function createFetchRequest(
 async function sendFetchResponse(res: ExpressResponse, response: Response) {
   res.statusMessage = response.statusText;
   res.status(response.status);
-  if (response.status === 405 && !response.headers.has("Allow"))
-    res.setHeader("Allow", "GET, HEAD");
+  if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
   for (const [name, value] of response.headers) res.append(name, value);
   if (!response.body) return void res.end();
   const flushEachChunk = !response.headers.has("Content-Length");

@@ -14,15 +14,11 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
 /** The files of `publicDir`, listed at start; the fingerprinted build's sent as it stored them compressed (decision 015). */
 export function serveStaticFiles(publicDir: string): RequestHandler {
   const files = listFiles(publicDir);
-  const isStored = (file: string) =>
-    STORED_ENCODINGS.some(({ extension }) => file.endsWith(extension));
+  const isStored = (file: string) => STORED_ENCODINGS.some(({ extension }) => file.endsWith(extension));
   const buildFiles = new Map(
     [...files]
       .filter((file) => file.startsWith("/build/") && !isStored(file))
-      .map((file) => [
-        file,
-        STORED_ENCODINGS.filter(({ extension }) => files.has(file + extension)),
-      ]),
+      .map((file) => [file, STORED_ENCODINGS.filter(({ extension }) => files.has(file + extension))]),
   );
   const otherFiles = new Set([...files].filter((file) => !file.startsWith("/build/")));
   const sendBuildFile = express.static(publicDir, {
@@ -67,20 +63,12 @@ function listFiles(directory: string) {
       .filter((entry) => entry.isFile())
       .map(
         (entry) =>
-          "/" +
-          path
-            .relative(directory, path.join(entry.parentPath, entry.name))
-            .split(path.sep)
-            .join("/"),
+          "/" + path.relative(directory, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"),
       ),
   );
 }
 
 // A missing asset may be deployed a moment later.
 function sendPlainNotFound(res: Response) {
-  res
-    .status(404)
-    .set("Cache-Control", "no-store")
-    .type("text/plain")
-    .send(getError("NOT_FOUND").title);
+  res.status(404).set("Cache-Control", "no-store").type("text/plain").send(getError("NOT_FOUND").title);
 }

@@ -5,8 +5,8 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { ErrorSummary, PageMessage, SubmitButton, useValidatedForm, ValidatedForm } from "~/forms";
-import { TextField } from "~/forms/fields";
+import { ErrorSummary, PageMessage, useValidatedForm, ValidatedForm } from "~/forms";
+import { SubmitButton, TextField } from "~/forms/fields";
 import { FormRefusal, submitForm, submitIntent } from "~/forms/index.server";
 import { errorCatalogue } from "~/lib/errors";
 
@@ -110,7 +110,9 @@ describe("a page with two actions", () => {
     await user.click(await screen.findByRole("button", { name: "Add note" }));
     const notes = screen.getByRole("region", { name: "Note form" });
     expect(within(notes).getByRole("alert").textContent).toContain("Enter a note.");
-    expect(within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert")).toBeNull();
+    expect(
+      within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert"),
+    ).toBeNull();
   });
 
   it("shows the API's answer to one action's field on its form only, keeping what was typed in both", async () => {
@@ -122,7 +124,9 @@ describe("a page with two actions", () => {
 
     const rename = screen.getByRole("region", { name: "Name form" });
     expect((await within(rename).findByRole("alert")).textContent).toContain("Taken meanwhile.");
-    expect(within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert")).toBeNull();
+    expect(
+      within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert"),
+    ).toBeNull();
     expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
     expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
     expect(received).toEqual([]);
@@ -137,7 +141,9 @@ describe("a page with two actions", () => {
 
     const pending = await screen.findByRole("button", { name: "Renaming…" });
     expect(pending.getAttribute("aria-disabled")).toBe("true");
-    expect(screen.getByRole("button", { name: "Add note" }).hasAttribute("aria-disabled")).toBe(false);
+    expect(screen.getByRole("button", { name: "Add note" }).hasAttribute("aria-disabled")).toBe(
+      false,
+    );
     release();
     expect(await screen.findByRole("button", { name: "Rename" })).toBeTruthy();
     expect(received).toEqual(["rename: Ada"]);
@@ -232,7 +238,9 @@ describe("a refusal that names no field", () => {
       expect(within(message).getByRole("heading").textContent).toBe(title);
       expect(message.textContent).toContain("Not now.");
       expect(document.activeElement).toBe(message);
-      expect(within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert")).toBeNull();
+      expect(
+        within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert"),
+      ).toBeNull();
       expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
       await expect
         .poll(() => (screen.getByRole("textbox", { name: "Name" }) as HTMLInputElement).value)
@@ -242,7 +250,10 @@ describe("a refusal that names no field", () => {
 });
 
 // A form on every row: the rows share their intents, and each posts its own id.
-const RowFormSchema = z.object({ id: z.string(), quantity: z.int({ error: "Enter a whole number." }) });
+const RowFormSchema = z.object({
+  id: z.string(),
+  quantity: z.int({ error: "Enter a whole number." }),
+});
 const RemoveFormSchema = z.object({ id: z.string() });
 
 function Row({ id }: { id: string }) {
@@ -285,8 +296,7 @@ function renderRows() {
             schema: RowFormSchema,
             async submit({ id, quantity }) {
               await holdRename;
-              if (quantity > 100)
-                throw new FormRefusal(422, { quantity: ["Too many."] });
+              if (quantity > 100) throw new FormRefusal(422, { quantity: ["Too many."] });
               received.push(`update ${id}: ${quantity}`);
               return { redirectTo: "/" };
             },
@@ -313,7 +323,9 @@ describe("a form on every row", () => {
     await user.clear(await screen.findByRole("textbox", { name: "Quantity 2" }));
     await user.type(screen.getByRole("textbox", { name: "Quantity 2" }), "lots");
     await user.click(screen.getByRole("button", { name: "Update 2" }));
-    expect((await within(row("2")).findByRole("alert")).textContent).toContain("Enter a whole number.");
+    expect((await within(row("2")).findByRole("alert")).textContent).toContain(
+      "Enter a whole number.",
+    );
     expect(screen.getAllByRole("alert")).toHaveLength(1);
 
     await user.clear(screen.getByRole("textbox", { name: "Quantity 3" }));
@@ -362,7 +374,10 @@ function OrderPage() {
   return (
     <>
       <PageMessage />
-      <ErrorSummary form={form} fields={[form.field("1.quantity"), form.field("2.quantity"), fields.note]} />
+      <ErrorSummary
+        form={form}
+        fields={[form.field("1.quantity"), form.field("2.quantity"), fields.note]}
+      />
       <ValidatedForm form={form}>
         {["1", "2"].map((line) => (
           <div key={line}>
@@ -412,7 +427,9 @@ function renderOrder() {
 describe("one form whose buttons name a row", () => {
   it("checks the row of the button used, and keeps what was typed elsewhere when it is done", async () => {
     const user = renderOrder();
-    const [first, second] = [1, 2].map((line) => screen.getByRole("textbox", { name: `Quantity ${line}` }));
+    const [first, second] = [1, 2].map((line) =>
+      screen.getByRole("textbox", { name: `Quantity ${line}` }),
+    );
     await user.clear(first!);
     await user.type(first!, "half typed");
     await user.type(screen.getByRole("textbox", { name: "Note" }), "Leave at the door");
@@ -433,7 +450,10 @@ describe("one form whose buttons name a row", () => {
     expect((await screen.findByRole("status")).textContent).toBe("Line 2 updated.");
     expect(received).toEqual(["line 2: 25"]);
     expect(first).toHaveProperty("value", "half typed");
-    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Leave at the door");
+    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty(
+      "value",
+      "Leave at the door",
+    );
     expect(screen.queryByRole("alert")).toBeNull();
   });
 });

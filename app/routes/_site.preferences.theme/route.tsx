@@ -2,8 +2,8 @@ import type { ActionFunctionArgs, HeadersFunction, MetaFunction } from "@remix-r
 import { data } from "@remix-run/node";
 import { useActionData } from "@remix-run/react";
 import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
-import { ErrorSummary, SubmitButton, useValidatedForm, ValidatedForm } from "~/forms";
-import { RadioGroupField } from "~/forms/fields";
+import { ErrorSummary, useValidatedForm, ValidatedForm } from "~/forms";
+import { RadioGroupField, SubmitButton } from "~/forms/fields";
 import { submitForm } from "~/forms/index.server";
 import { APP_NAME } from "~/lib/constants";
 import { getError } from "~/lib/errors";

@@ -1,8 +1,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import * as z from "zod/mini";
-import { PageMessage, SubmitButton, useValidatedForm, ValidatedForm } from "~/forms";
-import { CheckboxField, RadioGroupField, SelectField, TextField } from "~/forms/fields";
+import { PageMessage, useValidatedForm, ValidatedForm } from "~/forms";
+import {
+  CheckboxField,
+  RadioGroupField,
+  SelectField,
+  SubmitButton,
+  TextField,
+} from "~/forms/fields";
 import { submitIntent, type SubmitOutcome } from "~/forms/index.server";
 
 // One control of each kind, saved in this process and shown again after a post that comes back to
