@@ -32,14 +32,15 @@ async function get(path: string) {
   return { response, document: parseHtml(await response.text()) };
 }
 
-async function post(path: string, fields: Record<string, string>) {
+async function post(path: string, fields: Record<string, string> | string) {
   const response = await fetch(`${server.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
+    body: typeof fields === "string" ? fields : new URLSearchParams(fields),
     redirect: "manual",
   });
-  return { response, document: parseHtml(await response.text()) };
+  const body = await response.text();
+  return { response, body, document: parseHtml(body) };
 }
 
 const text = (document: Document, selector: string) =>
@@ -216,16 +217,6 @@ describe("adding a thing", () => {
     expect(text(document, ".error-summary a")).toEqual([message]);
     expect(document.getElementById("thing-form-name-error")?.textContent).toBe(message);
     expect(document.querySelector<HTMLInputElement>("#thing-form-name")?.value).toBe("Birch");
-  });
-
-  it("sends the same answer to a browser with JavaScript (single fetch)", async () => {
-    const response = await fetch(`${server.url}/things/new.data`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ ...validThing, name: "Birch" }),
-    });
-    expect(response.status).toBe(422);
-    expect(await response.text()).toContain("Another thing already has this name.");
   });
 
   it.each<[string, Answer, ErrorCode]>([
@@ -415,25 +406,11 @@ describe("a thing's page: one form whose buttons name a comment, a status change
   });
 
   it("refuses two intents in one post with the catalogue's 400 page", async () => {
-    const response = await fetch(`${server.url}${page}`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "intent=comment&intent=status&text=Hi&status=archived&version=1",
-    });
+    const body = "intent=comment&intent=status&text=Hi&status=archived&version=1";
+    const { response, document } = await post(page, body);
     expect(response.status).toBe(400);
-    expectCataloguePage(parseHtml(await response.text()), "BAD_REQUEST");
+    expectCataloguePage(document, "BAD_REQUEST");
     expect(posts()).toEqual([]);
-  });
-
-  it("sends the same 409 to a browser with JavaScript (single fetch)", async () => {
-    api.things.set("3", { ...api.things.get("3")!, version: 2 });
-    const response = await fetch(`${server.url}/things/3.data?q=e&page=1`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(archive),
-    });
-    expect(response.status).toBe(409);
-    expect(await response.text()).toContain("Someone else changed this thing");
   });
 });
 
@@ -567,16 +544,25 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     );
     expect(posts()).toEqual([]);
   });
+});
 
-  it("sends a row's reply to a browser with JavaScript, keyed to that row (single fetch)", async () => {
-    const response = await fetch(`${server.url}/things/stock.data`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(row("4", { intent: "update", version: "1", quantity: "x" })),
-    });
-    expect(response.status).toBe(400);
-    const body = await response.text();
-    expect(body).toContain("stock-4");
-    expect(body).toContain("Enter the quantity as a whole number, like 12.");
-  });
+// A browser with JavaScript posts through single fetch (`.data`): the same reply, keyed to its form.
+it.each([
+  ["/things/new.data", { ...validThing, name: "Birch" }, 422, "Another thing already has"],
+  [
+    "/things/3.data?q=e",
+    { __form__: "thing-actions", intent: "status", version: "0" },
+    409,
+    "thing-actions",
+  ],
+  [
+    "/things/stock.data",
+    { __form__: "stock-4", intent: "update", id: "4", version: "1" },
+    400,
+    "stock-4",
+  ],
+])("single fetch answers %s with the same reply", async (path, fields, status, words) => {
+  const { response, body } = await post(path, { status: "archived", quantity: "x", ...fields });
+  expect(response.status).toBe(status);
+  expect(body).toContain(words);
 });

@@ -13,21 +13,13 @@ import { submitIntent, type SubmitOutcome } from "~/forms/index.server";
 
 // One control of each kind, saved in this process and shown again after a post that comes back to
 // this page, by a redirect or a message (tests/e2e/things-form.spec.ts): the toolkit, not a screen.
-const SIZES = [
-  { value: "small", label: "Small" },
-  { value: "large", label: "Large" },
-];
-const COLOURS = [
-  { value: "red", label: "Red" },
-  { value: "blue", label: "Blue" },
-];
+const options = (...values: string[]) => values.map((value) => ({ value, label: value }));
 const ControlsSchema = z.object({
   name: z.string(),
   size: z.enum(["small", "large"]),
   colour: z.enum(["red", "blue"]),
   urgent: z._default(z.boolean(), false),
 });
-
 let saved: z.output<typeof ControlsSchema> = {
   name: "First",
   size: "small",
@@ -38,41 +30,36 @@ let saved: z.output<typeof ControlsSchema> = {
 export const loader = () => saved;
 
 export async function action({ request }: ActionFunctionArgs) {
-  const save = (outcome: SubmitOutcome) => async (value: typeof saved) => {
-    saved = value;
-    return outcome;
-  };
+  const save = (outcome: SubmitOutcome) => async (value: typeof saved) => (
+    (saved = value),
+    outcome
+  );
   return submitIntent(request, {
     redirect: {
       schema: ControlsSchema,
-      submit: save({ redirectTo: "/faults/controls", flash: "Saved." }),
+      submit: save({ redirectTo: "/faults/controls", flash: "Saved and reloaded." }),
     },
-    stay: { schema: ControlsSchema, submit: save({ message: "Saved." }) },
+    stay: { schema: ControlsSchema, submit: save({ message: "Saved here." }) },
   });
 }
 
 export default function ControlsPage() {
-  const [form, fields] = useValidatedForm({
-    id: "controls",
-    schema: { redirect: ControlsSchema, stay: ControlsSchema },
-    defaultValue: useLoaderData<typeof loader>(),
-  });
+  const schema = { redirect: ControlsSchema, stay: ControlsSchema };
+  const defaultValue = useLoaderData<typeof loader>();
+  const [form, fields] = useValidatedForm({ id: "controls", schema, defaultValue });
   return (
-    <>
-      <h1>Controls</h1>
+    <ValidatedForm form={form}>
       <PageMessage />
-      <ValidatedForm form={form} className="form">
-        <TextField meta={fields.name} label="Name" />
-        <SelectField meta={fields.size} label="Size" options={SIZES} />
-        <RadioGroupField meta={fields.colour} label="Colour" options={COLOURS} />
-        <CheckboxField meta={fields.urgent} label="Urgent" />
-        <SubmitButton intent="redirect" pendingLabel="Saving…">
-          Save and reload
-        </SubmitButton>
-        <SubmitButton intent="stay" pendingLabel="Saving…">
-          Save here
-        </SubmitButton>
-      </ValidatedForm>
-    </>
+      <TextField meta={fields.name} label="Name" />
+      <SelectField meta={fields.size} label="Size" options={options("small", "large")} />
+      <RadioGroupField meta={fields.colour} label="Colour" options={options("red", "blue")} />
+      <CheckboxField meta={fields.urgent} label="Urgent" />
+      <SubmitButton intent="redirect" pendingLabel="Saving…">
+        Save and reload
+      </SubmitButton>
+      <SubmitButton intent="stay" pendingLabel="Saving…">
+        Save here
+      </SubmitButton>
+    </ValidatedForm>
   );
 }
