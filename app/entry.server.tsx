@@ -39,7 +39,8 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce;
-  // Only a document with deferred data streams, and not to a crawler: the rest go whole (decision 003).
+  // Only a document with deferred data streams, and not to a crawler: the rest go whole
+  // (decision 003).
   const sendWhole =
     isbot(request.headers.get("user-agent") ?? "") ||
     !hasDeferredData(remixContext.staticHandlerContext);
@@ -97,7 +98,7 @@ export default function handleRequest(
           reject(error);
         },
         onError(error: unknown) {
-          // A visitor who left ends the render, reported once for each part still pending: not a fault.
+          // A visitor who left ends the render, reported once per part still pending: no fault.
           if (request.signal.aborted) {
             if (!departed)
               logger.info(getRequestFields(request), "visitor left before the page was complete");
@@ -118,7 +119,8 @@ export function handleDataRequest(response: Response, { request }: { request: Re
   return response;
 }
 
-// Pages depend on the visitor's cookies, so no shared cache keeps them; one showing who they are, no cache.
+// Pages depend on the visitor's cookies, so no shared cache keeps them; one showing who they are,
+// no cache at all.
 function setPrivate(headers: Headers, request: Request) {
   const cacheControl = headers.get("Cache-Control") ?? "";
   if (/\bno-store\b/.test(cacheControl)) return;

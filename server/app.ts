@@ -28,7 +28,7 @@ export type AppEntry = typeof entry;
 
 const READINESS_PATH = /^\/readyz\/?$/i;
 
-/** The HTTP pipeline, in the order a request meets it: observability, the edge, static files, Remix. */
+/** The pipeline, in the order a request meets it: observability, the edge, static files, Remix. */
 export function createApp({
   build,
   config,

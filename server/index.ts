@@ -1,7 +1,7 @@
 // React and Remix choose their production or development code by NODE_ENV as they load.
 process.env.NODE_ENV ||= "production";
 
-// The Remix build reads its configuration as it loads: a bad setting stops the process with one line.
+// The Remix build reads the configuration as it loads: a bad setting stops it with one line.
 try {
   (await import("./process/build")).app.getConfig();
 } catch (error) {

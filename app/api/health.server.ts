@@ -2,7 +2,7 @@ import { z } from "zod";
 import { getConfig } from "~/lib/config.server";
 import { defineCall } from "./client.server";
 
-/** The API's health path, asked by /readyz: a 2xx, or a refusal of an anonymous GET, says it is up. */
+/** The API's health path, asked by /readyz: a 2xx, or a refused anonymous GET, says it is up. */
 export const getApiHealth = defineCall({
   name: "readiness",
   method: "GET",

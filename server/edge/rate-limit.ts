@@ -9,7 +9,7 @@ import { sendErrorPage } from "./error-page";
 const WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
 const BRACKETED = /^\[([^\]]+)\](?::\d{1,5})?$/;
 const MAPPED_IPV4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
-// Counted on each load of the scripts (a Redis that takes scripts but refuses writes is not counting).
+// Counted on each load of the scripts (a Redis taking scripts but refusing writes is not counting).
 const PROBE_KEY = "probe:scripts-loaded";
 
 /** An address as proxies write it (`198.51.100.9:4711`, `[2001:db8::1]:80`) alone, or undefined. */
@@ -20,7 +20,7 @@ export function normaliseAddress(value: string | undefined) {
   return MAPPED_IPV4.exec(address)?.[1] ?? address.toLowerCase();
 }
 
-/** At most `perMinute` writes a minute from one client address, counted here or in `store`; the edge skips reads. */
+/** At most `perMinute` writes a minute from one client address, counted here or in `store`. */
 export function limitWrites(
   perMinute: number,
   store?: Store,
@@ -50,7 +50,7 @@ export function limitWrites(
 
 /**
  * The count shared in Redis; a failing Redis lets writes through uncounted, never holding one for
- * long. rate-limit-redis keeps a failed script load for good: here any failure has them loaded again.
+ * long. rate-limit-redis keeps a failed script load for good: any failure here loads them again.
  */
 export async function startRateLimitStore(url: string, app: AppEntry, onError: () => void) {
   const { RedisStore } = await import("rate-limit-redis");

@@ -9,7 +9,7 @@ type Directives = NonNullable<
   Exclude<HelmetOptions["contentSecurityPolicy"], boolean>
 >["directives"];
 
-/** Security headers on every response, written by helmet once, each request's with its own nonce. */
+/** Security headers on every response, written by helmet once, each with the request's nonce. */
 export function createSecurityHeaders(config: Config): RequestHandler {
   // The live-reload socket of `remix dev`.
   const devSockets = ["ws://localhost:*", "ws://127.0.0.1:*"];

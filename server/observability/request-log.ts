@@ -6,7 +6,7 @@ import type { ErrorCode } from "~/lib/errors";
 import type { TraceContext } from "~/lib/trace-context.server";
 import type { AppEntry } from "../app";
 
-/** A request once answered; `route` is a route id, `static`, `refused`, `manifest` or `not_found`. */
+/** A request answered; `route` is a route id, `static`, `refused`, `manifest` or `not_found`. */
 export type FinishedRequest = {
   method: string;
   path: string;
@@ -28,7 +28,7 @@ type Options = {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const MAX_REMEMBERED = 1_000;
 
-/** An id and a span for every request, and one log line at its end: never headers, cookies or queries. */
+/** An id and a span for every request, and a log line at its end: no headers, cookies, queries. */
 export function createRequestLog({
   build,
   trustProxy,

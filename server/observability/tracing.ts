@@ -8,7 +8,7 @@ import type { FinishedRequest } from "./request-log";
 // A mapped 4xx or a visitor leaving is not the call's fault.
 const FAILED_OUTCOMES = new Set(["timeout", "unavailable", "bad_answer"]);
 
-/** Exports spans once their work has ended, under the ids already given (decision 011); undefined when off. */
+/** Exports spans once their work has ended, under the ids already given (decision 011). */
 export async function startTracing(config: Config, app: AppEntry) {
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
   const { createThrottledWarning, logger, onCallOutcome } = app;
@@ -44,7 +44,7 @@ export async function startTracing(config: Config, app: AppEntry) {
     spanProcessors: [
       new sdk.BatchSpanProcessor(
         new exporterBase.OTLPExporterBase(
-          // OTLPTraceExporter, but a collector's reply is judged by its status: its body is never parsed.
+          // OTLPTraceExporter, but a collector's reply is judged by its status, its body unread.
           httpExport.createOtlpHttpExportDelegate(
             httpExport.convertLegacyHttpOptions(
               { url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` },

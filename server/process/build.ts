@@ -8,5 +8,5 @@ export const build = (await import(
   pathToFileURL(path.resolve("build/index.js")).href
 )) as ServerBuild;
 
-/** What the server takes from the build: its configuration, logger and call outcomes, never a copy. */
+/** What the server takes from the build (decision 020): configuration, logger, call outcomes. */
 export const app = build.entry.module as unknown as AppEntry;

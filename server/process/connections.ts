@@ -29,7 +29,7 @@ export function createHttpServer(config: Config, logger: Logger, listener: Reque
   return server;
 }
 
-/** Requests in flight, answered one at a time per connection, then with `Connection: close` from `drain` on. */
+/** Requests in flight, one at a time per connection, with `Connection: close` once draining. */
 export function createConnections(config: Config, logger: Logger) {
   // Per connection, the requests unanswered, the one being answered first.
   const queues = new WeakMap<Socket, (() => void)[]>();

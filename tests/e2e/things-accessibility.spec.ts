@@ -37,7 +37,7 @@ test("the add and edit forms have no axe violations with their errors", async ({
   await expectNoViolations(page);
 });
 
-test("the stock page has no axe violations, with a row's errors and a message about the page", async ({
+test("the stock page has no axe violations, with a row's errors and another's refusal", async ({
   page,
   things,
 }) => {
@@ -55,7 +55,7 @@ test("the stock page has no axe violations, with a row's errors and a message ab
   await expectNoViolations(page);
 });
 
-test("a thing's page has no axe violations, with an action's errors and the delete's question", async ({
+test("a thing's page has no axe violations, with errors and the delete's question", async ({
   page,
   things,
 }) => {

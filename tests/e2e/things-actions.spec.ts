@@ -18,7 +18,7 @@ const done = (page: Page) => thing(page).getByRole("status");
 // The delete asks in place (ConfirmButton): opening the question loses nothing typed on the page.
 const question = (page: Page) => page.getByText("Delete Cedar? This cannot be undone.");
 
-test("a comment: a click with nothing typed shows its error, a sent comment is listed and the box is empty again", async ({
+test("a comment: an empty one shows its error, a sent one is listed, the box empty again", async ({
   page,
   things,
   javaScriptEnabled,
@@ -47,7 +47,7 @@ test("a comment: a click with nothing typed shows its error, a sent comment is l
   expect(consoleErrors.filter((error) => !/status of 400/.test(error))).toEqual([]);
 });
 
-test("a status change checks none of the comment being typed, and keeps it whether refused or done", async ({
+test("a status change checks no comment being typed, and keeps it, refused or done", async ({
   page,
   things,
 }) => {
@@ -79,7 +79,7 @@ test("a status change checks none of the comment being typed, and keeps it wheth
   await expect(listedThings(page).filter({ hasText: "Cedar" })).toHaveCount(1);
 });
 
-test("only the button that posted says it is pending; the API's 403 is on the form, not the comment", async ({
+test("only the button that posted is pending; the API's 403 is on the form", async ({
   page,
   things,
   javaScriptEnabled,

@@ -151,7 +151,7 @@ test("every kind of control shows the saved data after a post that comes back", 
   }
 });
 
-test("while a form is on its way its button says so, and a failed write shows the catalogue's page", async ({
+test("a form on its way says so on its button; a failed write shows the catalogue's page", async ({
   page,
   things,
   javaScriptEnabled,

@@ -2,7 +2,7 @@ import type { Page } from "@playwright/test";
 import { sendProblem } from "../support/things-api";
 import { expect, getAlerts, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
 
-// The stock page: a form on every row (its quantity, Update and Remove), and one to finish the check.
+// The stock page: a form on every row (its quantity, Update, Remove), and one to finish the check.
 const row = (page: Page, name: string) =>
   page
     .getByRole("list", { name: "Stock" })
@@ -16,7 +16,7 @@ async function remove(page: Page, name: string) {
   await page.click(`button:text('Yes, remove ${name}')`);
 }
 
-test("each row shows its own errors: type, then click, on one row while another holds typing", async ({
+test("each row shows its own errors, typed then clicked, while another holds typing", async ({
   page,
   things,
   javaScriptEnabled,
@@ -36,7 +36,7 @@ test("each row shows its own errors: type, then click, on one row while another 
   await expect(quantity(page, "Cedar")).toHaveAttribute("aria-invalid", "true");
   await expect(quantity(page, "Cedar")).toHaveValue("lots");
   await expect(quantity(page, "Dune")).not.toHaveAttribute("aria-invalid");
-  // A form per row: with JavaScript another row keeps what was typed in it; without, the page is drawn again.
+  // A form per row: with JavaScript another row keeps what was typed; without, the page is new.
   await expect(quantity(page, "Dune")).toHaveValue(javaScriptEnabled ? "12" : "30");
 
   await quantity(page, "Cedar").fill("25");
@@ -95,7 +95,7 @@ test("only the button that posted says it is pending, on its own row", async ({
   await expect(page.getByRole("status").first()).toHaveText("Dune now has 30.");
 });
 
-test("a 409 shows on its row with the latest stock, or above the list when the row is gone", async ({
+test("a 409 shows on its row with the latest stock, or above the list if the row is gone", async ({
   page,
   things,
 }) => {

@@ -86,7 +86,7 @@ describe("the list", () => {
     },
   );
 
-  it("filters by status from the address, keeping the filter in the search and the pages", async () => {
+  it("filters by status from the address, the filter kept in the search and pages", async () => {
     const { response, document } = await get("/things?status=archived");
     expect(response.status).toBe(200);
     expect(text(document, 'ul[aria-label="Things"] li')).toEqual(["Birch (Archived)"]);
@@ -168,7 +168,7 @@ describe("a thing's page, nested in the list", () => {
 });
 
 describe("adding a thing", () => {
-  it("sends the trimmed, typed values and answers 303 to its page with a flash message", async () => {
+  it("sends the trimmed, typed values and answers 303 to its page with a flash", async () => {
     const { response } = await post("/things/new", validThing);
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/things/13");
@@ -184,7 +184,7 @@ describe("adding a thing", () => {
     expect(document.querySelector("section h2")?.textContent).toBe("Zinc");
   });
 
-  it("answers 400 with each error beside its field and what was typed, calling nothing", async () => {
+  it("answers 400 with each error beside its field and what was typed, calling none", async () => {
     const { response, document } = await post("/things/new", {
       name: "   ",
       quantity: "1.5",
@@ -277,7 +277,7 @@ describe("editing a thing", () => {
   });
 });
 
-describe("a thing's page: one form whose buttons name a comment, a status change and a delete", () => {
+describe("a thing's page: one form whose buttons name a comment, a status, a delete", () => {
   const page = "/things/3?q=e&page=1";
   const form = { __form__: "thing-actions" };
   const comment = { ...form, intent: "comment", text: "  Smells of pine. " };
@@ -292,7 +292,7 @@ describe("a thing's page: one form whose buttons name a comment, a status change
   const typedComment = (document: Document) =>
     document.querySelector<HTMLTextAreaElement>("#thing-actions-text")?.value;
 
-  it("adds a trimmed comment and answers 303 to the same address, with a flash message", async () => {
+  it("adds a trimmed comment and answers 303 to the same address, with a flash", async () => {
     const { response } = await post(page, comment);
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe(page);
@@ -328,7 +328,7 @@ describe("a thing's page: one form whose buttons name a comment, a status change
     expect(summaries(document)).toEqual(["thing-actions-error-summary-title"]);
   });
 
-  it("changes the status with the version it was read at, on the same page, keeping the comment being typed", async () => {
+  it("changes the status at the version read, on the same page, keeping the comment", async () => {
     const before = await get(page);
     expect(
       before.document.querySelector('#thing-actions button[value="status"]')?.textContent,
@@ -352,7 +352,7 @@ describe("a thing's page: one form whose buttons name a comment, a status change
     ).toBe("2");
   });
 
-  it("shows the API's 409 on its form in its own words, the thing as it is now and the comment typed", async () => {
+  it("shows the API's 409 on its form, the thing as it is now, and the comment", async () => {
     api.things.set("3", { ...api.things.get("3")!, status: "archived", version: 2 });
     const { response, document } = await post(page, archive);
     expect(response.status).toBe(409);
@@ -379,7 +379,7 @@ describe("a thing's page: one form whose buttons name a comment, a status change
     expect(api.things.get("3")?.status).toBe("active");
   });
 
-  it("deletes after the in-place question, and answers 303 to the list with a flash message", async () => {
+  it("deletes after the in-place question, and answers 303 to the list with a flash", async () => {
     const { document } = await get(page);
     expect(text(document, "#thing-actions details summary, #thing-actions details button")).toEqual(
       ["Delete Cedar", "Yes, delete Cedar"],
@@ -439,7 +439,7 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     expect(document.querySelectorAll('ul[aria-label="Stock"] form')).toHaveLength(5);
   });
 
-  it("updates one row with the version it was read at, and answers 303 back with a flash message", async () => {
+  it("updates one row at the version it was read, and answers 303 back with a flash", async () => {
     const { response } = await post(
       "/things/stock",
       row("3", { intent: "update", version: "1", quantity: " 25 " }),
@@ -452,7 +452,7 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     expect(api.things.get("3")).toMatchObject({ quantity: 25, version: 2 });
   });
 
-  // A reply comes back to the row that posted it: its error beside its field, the other rows untouched.
+  // A reply comes back to the row that posted it: its error beside its field, the others alone.
   const expectRowError = (document: Document, id: string, message: string) => {
     expect(summaries(document)).toEqual([`stock-${id}-error-summary-title`]);
     expect(document.getElementById(`stock-${id}-quantity-error`)?.textContent).toBe(message);
@@ -508,7 +508,7 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     expect(version?.value).toBe(shown && "2");
   });
 
-  it("refuses the stock check as a whole on its form, then finishes it once the archived thing is gone", async () => {
+  it("refuses the whole stock check on its form, then finishes it once Birch is gone", async () => {
     const refused = await post("/things/stock", {
       __form__: "stock-check",
       intent: "finish",
@@ -546,7 +546,7 @@ describe("the stock page: a form on every row, and one for the whole page", () =
   });
 });
 
-// A browser with JavaScript posts through single fetch (`.data`): the same reply, keyed to its form.
+// A browser with JavaScript posts through single fetch (`.data`): the same reply, to its form.
 it.each([
   ["/things/new.data", { ...validThing, name: "Birch" }, 422, "Another thing already has"],
   [

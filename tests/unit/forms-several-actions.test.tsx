@@ -115,7 +115,7 @@ describe("a page with two actions", () => {
     ).toBeNull();
   });
 
-  it("shows the API's answer to one action's field on its form only, keeping what was typed in both", async () => {
+  it("shows the API's answer on its form only, keeping what was typed in both", async () => {
     refuseRename = new FormRefusal(422, { text: ["Taken meanwhile."] });
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
@@ -188,7 +188,7 @@ function ArticleForm() {
 }
 
 describe("one form with two buttons", () => {
-  it("posts the intent of the button used, says pending on it only, and checks the form's fields for both", async () => {
+  it("posts the intent of the button used, pending on it alone, checking the fields", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const RemixStub = createRemixStub([
@@ -225,7 +225,7 @@ describe("a refusal that names no field", () => {
     [409, errorCatalogue.NOT_CHANGED.title, ""],
     [403, errorCatalogue.FORBIDDEN.title, "Ada"],
   ])(
-    "%i shows on the form that posted, in its own words; after a conflict that form shows the page's data",
+    "%i shows on the form that posted; after a conflict the form shows the page's data",
     async (status, title, nameAfter) => {
       refuseRename = new FormRefusal(status, { "": ["Not now."] });
       const user = renderPage();
@@ -318,7 +318,7 @@ function renderRows() {
 const row = (id: string) => screen.getByRole("listitem", { name: `Row ${id}` });
 
 describe("a form on every row", () => {
-  it("shows the browser's and the action's errors on the row that posted, and only there", async () => {
+  it("shows the browser's and the action's errors on the row that posted, only there", async () => {
     const user = renderRows();
     await user.clear(await screen.findByRole("textbox", { name: "Quantity 2" }));
     await user.type(screen.getByRole("textbox", { name: "Quantity 2" }), "lots");
@@ -337,7 +337,7 @@ describe("a form on every row", () => {
     expect(received).toEqual([]);
   });
 
-  it("checks only the fields of the button's intent: a row is removed whatever its quantity says", async () => {
+  it("checks only the fields of the button's intent: a row goes, any quantity typed", async () => {
     const user = renderRows();
     await user.clear(await screen.findByRole("textbox", { name: "Quantity 1" }));
     await user.type(screen.getByRole("textbox", { name: "Quantity 1" }), "lots");
@@ -346,7 +346,7 @@ describe("a form on every row", () => {
     expect(screen.queryAllByRole("alert")).toEqual([]);
   });
 
-  it("says pending on the button that posted only, not on the other rows' same buttons", async () => {
+  it("says pending on the button that posted only, not on other rows' same buttons", async () => {
     let release!: () => void;
     holdRename = new Promise((resolve) => (release = resolve));
     const user = renderRows();
@@ -425,7 +425,7 @@ function renderOrder() {
 }
 
 describe("one form whose buttons name a row", () => {
-  it("checks the row of the button used, and keeps what was typed elsewhere when it is done", async () => {
+  it("checks the row of the button used, and keeps what was typed elsewhere", async () => {
     const user = renderOrder();
     const [first, second] = [1, 2].map((line) =>
       screen.getByRole("textbox", { name: `Quantity ${line}` }),

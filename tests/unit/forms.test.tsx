@@ -6,7 +6,8 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { ErrorSummary, useValidatedForm, ValidatedForm } from "~/forms";
-import { CheckboxField, RadioGroupField, SelectField, TextareaField, TextField } from "~/forms/fields";
+import { CheckboxField, RadioGroupField, SelectField } from "~/forms/fields";
+import { TextareaField, TextField } from "~/forms/fields";
 import { FormRefusal, submitForm } from "~/forms/index.server";
 
 // A fixture form with one field of each kind; no product behaviour.

@@ -13,12 +13,15 @@ import {
 
 // The reference entity's states, changes and labels: the test a new entity copies.
 describe("a thing", () => {
-  it.each(THING_STATUSES)("offers one change from %s, to another state, with a button's words", (status) => {
-    const { to, label } = THING_TRANSITIONS[status];
-    expect(THING_STATUSES).toContain(to);
-    expect(to).not.toBe(status);
-    expect(label).toMatch(/^[A-Z]/);
-  });
+  it.each(THING_STATUSES)(
+    "offers one change from %s, to another state, with its words",
+    (status) => {
+      const { to, label } = THING_TRANSITIONS[status];
+      expect(THING_STATUSES).toContain(to);
+      expect(to).not.toBe(status);
+      expect(label).toMatch(/^[A-Z]/);
+    },
+  );
 
   it("can come back to every state it can leave", () => {
     for (const status of THING_STATUSES)
@@ -27,7 +30,8 @@ describe("a thing", () => {
 
   it("labels every state and colour, and offers the colours in their order", () => {
     expect(Object.keys(THING_STATUS_LABELS)).toEqual([...THING_STATUSES]);
-    expect(COLOUR_OPTIONS).toEqual(COLOURS.map((value) => ({ value, label: COLOUR_LABELS[value] })));
+    const options = COLOURS.map((value) => ({ value, label: COLOUR_LABELS[value] }));
+    expect(COLOUR_OPTIONS).toEqual(options);
   });
 });
 
