@@ -17,6 +17,15 @@ import {
 import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
 
+// What the server in front of Remix takes from this build (`build.entry.module`), so that each of
+// these modules is loaded once: one configuration, one logger, one list of call listeners, one
+// source of trace ids.
+export { onCallOutcome } from "./api/client.server";
+export { getConfig } from "./lib/config.server";
+export { createThrottledWarning, routeConsoleToLogger } from "./lib/logger.server";
+export * as traceContext from "./lib/trace-context.server";
+export { logger };
+
 const ABORT_DELAY_MS = 5_000;
 
 // Deferred data still pending when the render is aborted is rejected just after it.
@@ -30,9 +39,11 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce;
-  // Only a document with deferred data streams, and not to a crawler: the rest go whole (decision 003).
+  // Only a document with deferred data streams, and not to a crawler: the rest go whole
+  // (decision 003).
   const sendWhole =
-    isbot(request.headers.get("user-agent") ?? "") || !hasDeferredData(remixContext.staticHandlerContext);
+    isbot(request.headers.get("user-agent") ?? "") ||
+    !hasDeferredData(remixContext.staticHandlerContext);
   const respond = (body: BodyInit) => {
     responseHeaders.set("Content-Type", "text/html; charset=utf-8");
     setPrivate(responseHeaders, request);
@@ -87,7 +98,7 @@ export default function handleRequest(
           reject(error);
         },
         onError(error: unknown) {
-          // A visitor who left ends the render, reported once for each part still pending: not a fault.
+          // A visitor who left ends the render, reported once per part still pending: no fault.
           if (request.signal.aborted) {
             if (!departed)
               logger.info(getRequestFields(request), "visitor left before the page was complete");
@@ -108,7 +119,8 @@ export function handleDataRequest(response: Response, { request }: { request: Re
   return response;
 }
 
-// Pages depend on the visitor's cookies, so no shared cache keeps them; one showing who they are, no cache.
+// Pages depend on the visitor's cookies, so no shared cache keeps them; one showing who they are,
+// no cache at all.
 function setPrivate(headers: Headers, request: Request) {
   const cacheControl = headers.get("Cache-Control") ?? "";
   if (/\bno-store\b/.test(cacheControl)) return;

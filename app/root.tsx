@@ -1,5 +1,4 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
 import {
   Links,
   LiveReload,
@@ -14,7 +13,6 @@ import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
 import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feedback";
 import { APP_DESCRIPTION, APP_NAME } from "./lib/constants";
-import { takeFlash } from "./lib/cookies.server";
 import { useNonce } from "./lib/nonce";
 import { useShouldHydrate } from "./lib/route-handle";
 import { usePendingTheme } from "./routes/_site.preferences.theme/theme-control";
@@ -31,12 +29,11 @@ export const links: LinksFunction = () => [
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { flash, headers } = await takeFlash(request);
-  return data({ theme: await getTheme(request), flash }, { headers });
+  return { theme: await getTheme(request) };
 }
 
-// Read on every navigation, so a flash lasts one page; and after an action's 4xx, so the whole page
-// shows what is true now, as it does without JavaScript (single fetch reloads every route with it).
+// Read after an action's 4xx too, so the whole page shows what is true now, as it does without
+// JavaScript (single fetch then reloads every route that has no shouldRevalidate of its own).
 export const shouldRevalidate: ShouldRevalidateFunction = ({
   currentUrl,
   nextUrl,

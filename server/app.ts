@@ -2,10 +2,9 @@ import path from "node:path";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import type { ServerBuild } from "@remix-run/node";
+import type * as entry from "~/entry.server";
 import type { Config } from "~/lib/config.server";
 import { getErrorForStatus } from "~/lib/errors";
-import { logger } from "~/lib/logger.server";
-import { parseTraceparent } from "~/lib/trace-context.server";
 import { createRequestLog, type FinishedRequest } from "./observability/request-log";
 import { createEdge, type WriteLimit } from "./edge/checks";
 import { sendErrorPage } from "./edge/error-page";
@@ -23,9 +22,13 @@ type Options = {
   isShuttingDown?: () => boolean;
 };
 
+/** What the server takes from the Remix build (`build.entry.module`): the app's configuration,
+ * logger and call outcomes, each loaded once. What else of app/ it imports keeps no state. */
+export type AppEntry = typeof entry;
+
 const READINESS_PATH = /^\/readyz\/?$/i;
 
-/** The HTTP pipeline, in the order a request meets it: observability, the edge, static files, Remix. */
+/** The pipeline, in the order a request meets it: observability, the edge, static files, Remix. */
 export function createApp({
   build,
   config,
@@ -43,9 +46,16 @@ export function createApp({
 
   // From SIGTERM on, not ready whatever the API says: the balancer lets go while we still serve.
   const readiness: RequestHandler = (req, res, next) => {
-    if (!READINESS_PATH.test(req.path) || !["GET", "HEAD"].includes(req.method) || !isShuttingDown())
+    if (
+      !READINESS_PATH.test(req.path) ||
+      !["GET", "HEAD"].includes(req.method) ||
+      !isShuttingDown()
+    )
       return next();
-    res.set("Cache-Control", "no-store").status(503).json({ status: "unavailable", reason: "shutting down" });
+    res
+      .set("Cache-Control", "no-store")
+      .status(503)
+      .json({ status: "unavailable", reason: "shutting down" });
   };
   app.use(
     createRequestLog({ build, trustProxy: config.TRUST_PROXY, recording, observers }),
@@ -55,20 +65,24 @@ export function createApp({
     serveStaticFiles(path.resolve("public")),
     compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }),
     createRemixHandler(build, config),
-    lastResort,
+    lastResort(build.entry.module as unknown as AppEntry),
   );
   return app;
 }
 
-/** The catalogue's page for what went wrong: a 4xx keeps its status, anything else is a 500 logged here only. */
-const lastResort: ErrorRequestHandler = (error, req, res, _next) => {
-  const status = (error as { status?: unknown } | null)?.status;
-  const refusal =
-    typeof status === "number" && status >= 400 && status < 500 ? getErrorForStatus(status) : null;
-  if (!refusal) {
-    const traceId = parseTraceparent(req.headers.traceparent as string | undefined)?.traceId;
-    logger.error({ err: error, requestId: res.getHeader("X-Request-Id"), traceId }, "request failed");
-  }
-  if (res.headersSent) return void res.destroy();
-  sendErrorPage(res, refusal?.code ?? "INTERNAL");
-};
+/** The catalogue's page for what went wrong: a 4xx keeps its status, else a 500, logged only. */
+const lastResort =
+  ({ logger, traceContext }: AppEntry): ErrorRequestHandler =>
+  (error, req, res, _next) => {
+    const status = (error as { status?: unknown } | null)?.status;
+    const isRefusal = typeof status === "number" && status >= 400 && status < 500;
+    const refusal = isRefusal ? getErrorForStatus(status) : null;
+    if (!refusal) {
+      const traceparent = req.headers.traceparent as string | undefined;
+      const traceId = traceContext.parseTraceparent(traceparent)?.traceId;
+      const requestId = res.getHeader("X-Request-Id");
+      logger.error({ err: error, requestId, traceId }, "request failed");
+    }
+    if (res.headersSent) return void res.destroy();
+    sendErrorPage(res, refusal?.code ?? "INTERNAL");
+  };

@@ -1,10 +1,11 @@
-import { ConfigError, getConfig } from "~/lib/config.server";
+// React and Remix choose their production or development code by NODE_ENV as they load.
+process.env.NODE_ENV ||= "production";
 
-// A bad setting stops the process with one line, before anything else loads.
+// The Remix build reads the configuration as it loads: a bad setting stops it with one line.
 try {
-  process.env.NODE_ENV = getConfig().NODE_ENV;
+  (await import("./process/build")).app.getConfig();
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
+  if (!(error instanceof Error && error.name === "ConfigError")) throw error;
   process.stderr.write(`${error.message}\n`);
   process.exit(1);
 }

@@ -1,21 +1,116 @@
 import { randomUUID } from "node:crypto";
-import diagnosticsChannel from "node:diagnostics_channel";
+import { z } from "zod";
 import { getAccessToken, getRefreshedAccessToken } from "~/auth/guards.server";
+import { FormRefusal } from "~/forms/index.server";
+import { formatPath, type FormErrors } from "~/forms/parse";
 import { getConfig, type Config } from "~/lib/config.server";
-import { createErrorResponse, getError } from "~/lib/errors";
-import { getRequestFields, logger } from "~/lib/logger.server";
-import { encodeCall, type Call, type CallInput, type CallResult } from "./define-call.server";
-import { readAnswer, UpstreamError, UpstreamFormErrors } from "./read-response.server";
-import { createExchange, sendWithRetries, type Exchange, type RetryBudget } from "./send-request.server";
+import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
+import { createThrottledWarning, getRequestFields, logger } from "~/lib/logger.server";
+import { readAnswer, UpstreamError } from "./read-response.server";
+import { createExchange, encodeCall, sendWithRetries, startDeadline } from "./send-request.server";
+import type { Exchange, RetryBudget } from "./send-request.server";
 
-export { defineCall, formMessage, problemDetails } from "./define-call.server";
-export { UpstreamFormErrors } from "./read-response.server";
+type Schema = z.ZodType;
+type Part = Schema | undefined;
+type ReadFormErrors = (body: unknown) => FormErrors | undefined;
+
+// What each field does is in docs/calls.md.
+export type Call<
+  Params extends Part = Part,
+  Query extends Part = Part,
+  Body extends Part = Part,
+  Result extends Schema = Schema,
+> = {
+  method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+  name?: string;
+  path: `/${string}`;
+  params?: Params;
+  query?: Query;
+  body?: Body;
+  bodyType?: "json" | "form";
+  response: Result;
+  errors?: Partial<Record<number, ErrorCode>>;
+  formErrors?: Partial<Record<number, ReadFormErrors>>;
+  idempotencyKey?: boolean;
+  auth?: "visitor";
+};
+
+/** Declares a call once, in its entity's module; loaders and actions make it with `callApi`. */
+export function defineCall<
+  Result extends Schema,
+  Params extends Part = undefined,
+  Query extends Part = undefined,
+  Body extends Part = undefined,
+>(call: Call<Params, Query, Body, Result>) {
+  return call;
+}
+
+type Field<Name extends string, S> = S extends Schema
+  ? object extends z.input<S>
+    ? { [K in Name]?: z.input<S> }
+    : { [K in Name]: z.input<S> }
+  : { [K in Name]?: undefined };
+
+export type CallInput<C extends Call> =
+  C extends Call<infer Params, infer Query, infer Body, Schema>
+    ? Field<"params", Params> & Field<"query", Query> & Field<"body", Body>
+    : never;
+
+export type CallResult<C extends Call> = z.output<C["response"]>;
+
+const ProblemDetailsSchema = z.object({
+  title: z.string().optional().catch(undefined),
+  detail: z.string().optional().catch(undefined),
+  errors: z
+    .array(z.object({ detail: z.string(), pointer: z.string().optional().catch(undefined) }))
+    .optional(),
+});
+
+/** RFC 9457 problem details, `errors` as in the RFC's example; `fields` renames the API's names. */
+export function problemDetails({ fields = {} }: { fields?: Record<string, string> } = {}) {
+  return (body: unknown): FormErrors | undefined => {
+    const problem = ProblemDetailsSchema.safeParse(body);
+    if (!problem.success) return undefined;
+    const { title, detail, errors = [] } = problem.data;
+    const message = detail ?? title;
+    if (!errors.length) return message ? { "": [message] } : undefined;
+    const answer: FormErrors = {};
+    for (const error of errors) {
+      const name = getFieldName(error.pointer);
+      (answer[fields[name] ?? name] ??= []).push(error.detail);
+    }
+    return answer;
+  };
+}
+
+/** One message for the whole form whatever the answer says, as for a 409. */
+export function formMessage(message: string) {
+  return (): FormErrors => ({ "": [message] });
+}
+
+// A JSON pointer (RFC 6901), plain or a URI fragment, as the form names its field: "" is the form.
+function getFieldName(pointer = "") {
+  let path: string;
+  try {
+    path = pointer.startsWith("#") ? decodeURIComponent(pointer.slice(1)) : pointer;
+  } catch {
+    return "";
+  }
+  if (!path.startsWith("/")) return "";
+  return formatPath(
+    path
+      .slice(1)
+      .split("/")
+      .map((key) => key.replaceAll("~1", "/").replaceAll("~0", "~"))
+      .map((key) => (/^(0|[1-9]\d*)$/.test(key) ? Number(key) : key)),
+  );
+}
 
 type ApiSettings = Pick<Config, "API_BASE_URL" | "API_TIMEOUT_MS" | "API_MAX_RESPONSE_BYTES"> & {
   retryBudget?: RetryBudget;
 };
 
-/** Makes a declared call for `request`: its parsed answer, else a thrown catalogue response (docs/calls.md). */
+/** Makes a declared call for `request`: its parsed answer, else a thrown catalogue response. */
 export async function callApi<C extends Call>(
   request: Request,
   call: C,
@@ -27,16 +122,23 @@ export async function callApi<C extends Call>(
   let trace: Exchange["trace"] = undefined;
   const report = (outcome: CallOutcomeEvent["outcome"]) => {
     const durationMs = performance.now() - startedAt;
-    if (outcomes.hasSubscribers)
-      outcomes.publish({ call: name, method: call.method, outcome, durationMs, trace });
+    const event = { call: name, method: call.method, outcome, durationMs, trace };
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        logger.warn({ err: error }, "call outcome listener failed");
+      }
+    }
   };
   const fail = (error: UpstreamError) => {
     report(error.outcome);
     const fields = { ...getRequestFields(request), call: name, code: error.code };
-    if (getError(error.code).status >= 500) logger.warn(fields, `upstream call failed: ${error.message}`);
+    if (getError(error.code).status >= 500) warnFailed(name)({ ...fields, reason: error.message });
     return createErrorResponse(error.code);
   };
-  if (!settings.API_BASE_URL) throw fail(new UpstreamError("UPSTREAM_UNAVAILABLE", "no API_BASE_URL"));
+  if (!settings.API_BASE_URL)
+    throw fail(new UpstreamError("UPSTREAM_UNAVAILABLE", "no API_BASE_URL"));
   const accessToken = call.auth === "visitor" ? await getAccessToken(request) : null;
   const { url, contentType, body } = encodeCall(call, input, settings.API_BASE_URL);
   const exchange = createExchange(request, call.method, url, body);
@@ -56,10 +158,12 @@ export async function callApi<C extends Call>(
       response.destroy();
       const authorization = `Bearer ${await getRefreshedAccessToken(request, accessToken)}`;
       response = await send({ ...exchange, headers: { ...exchange.headers, authorization } });
-      if (response.statusCode === 401) throw new UpstreamError("SIGN_IN_REQUIRED", "token refused", 401);
+      if (response.statusCode === 401)
+        throw new UpstreamError("SIGN_IN_REQUIRED", "token refused", 401);
     }
     const answer = await readAnswer(call, response, settings.API_MAX_RESPONSE_BYTES);
     report("ok");
+    failures.get(name)?.reset();
     return answer;
   } catch (error) {
     if (request.signal.aborted) {
@@ -67,41 +171,19 @@ export async function callApi<C extends Call>(
       throw request.signal.reason;
     }
     if (deadline.passed) throw fail(new UpstreamError("UPSTREAM_TIMEOUT", "no answer in time"));
-    if (error instanceof UpstreamFormErrors) report(`${error.status}`);
+    if (error instanceof FormRefusal) report(`${error.status}`);
     throw error instanceof UpstreamError ? fail(error) : error;
   } finally {
     deadline.dispose();
   }
 }
 
-const DEADLINE_PASSED = new Error("the call's deadline passed");
-const ENDED_PER_TURN = 4;
-const expired: AbortController[] = [];
-
-// Calls started in one turn expire in one, and each ending renders a page: a few per turn.
-function endExpiredCalls() {
-  for (const controller of expired.splice(0, ENDED_PER_TURN)) controller.abort(DEADLINE_PASSED);
-  if (expired.length > 0) setImmediate(endExpiredCalls);
-}
-
-/** Aborted when the visitor leaves or `timeoutMs` passes; cheaper than `AbortSignal.any` and `.timeout`. */
-export function startDeadline(visitor: AbortSignal | null, timeoutMs: number) {
-  const controller = new AbortController();
-  const leave = () => controller.abort(visitor?.reason);
-  if (visitor?.aborted) leave();
-  else visitor?.addEventListener("abort", leave, { once: true });
-  const timer = setTimeout(() => expired.push(controller) === 1 && setImmediate(endExpiredCalls), timeoutMs);
-  return {
-    signal: controller.signal,
-    endsAt: performance.now() + timeoutMs,
-    get passed() {
-      return controller.signal.reason === DEADLINE_PASSED;
-    },
-    dispose() {
-      clearTimeout(timer);
-      visitor?.removeEventListener("abort", leave);
-    },
-  };
+// A call failing for everyone is said once a minute while it lasts, and at once after it mended.
+const failures = new Map<string, ReturnType<typeof createThrottledWarning>>();
+function warnFailed(call: string) {
+  let warn = failures.get(call);
+  if (!warn) failures.set(call, (warn = createThrottledWarning("upstream call failed")));
+  return warn;
 }
 
 export type CallOutcomeEvent = {
@@ -112,18 +194,11 @@ export type CallOutcomeEvent = {
   trace?: Exchange["trace"];
 };
 
-// A channel, not a list here: the server and the Remix build each bundle a copy of this module.
-const outcomes = diagnosticsChannel.channel("web-app:call-outcome");
+const listeners = new Set<(event: CallOutcomeEvent) => void>();
 
 /** Hears every call's outcome, and each retry made or refused; returns its unsubscribe. */
 export function onCallOutcome(listener: (event: CallOutcomeEvent) => void) {
-  const heard = (message: unknown) => {
-    try {
-      listener(message as CallOutcomeEvent);
-    } catch (error) {
-      logger.warn({ err: error }, "call outcome listener failed");
-    }
-  };
-  outcomes.subscribe(heard);
-  return () => void outcomes.unsubscribe(heard);
+  const heard = (event: CallOutcomeEvent) => listener(event);
+  listeners.add(heard);
+  return () => void listeners.delete(heard);
 }

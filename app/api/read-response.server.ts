@@ -2,8 +2,9 @@ import type { IncomingMessage } from "node:http";
 import type { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
+import { FormRefusal } from "~/forms/index.server";
 import type { ErrorCode } from "~/lib/errors";
-import type { Call, CallResult, FormErrors } from "./define-call.server";
+import type { Call, CallResult } from "./client.server";
 
 /** A failed call as the visitor sees it (`code`) and as outcome events count it. */
 export class UpstreamError extends Error {
@@ -26,24 +27,18 @@ const OUTCOMES: Partial<Record<ErrorCode, "timeout" | "unavailable">> = {
 
 export const badAnswer = (reason: string) => new UpstreamError("UPSTREAM_BAD_RESPONSE", reason);
 
-/** What `callApi` throws for an answer the call's `formErrors` reads: the action shows it on its form. */
-export class UpstreamFormErrors extends Error {
-  constructor(
-    readonly status: number,
-    readonly errors: FormErrors,
-  ) {
-    super(`upstream answered ${status} with messages for the form`);
-  }
-}
-
 const FAILURE_FOR_STATUS: Record<number, ErrorCode> = {
   429: "UPSTREAM_UNAVAILABLE",
   503: "UPSTREAM_UNAVAILABLE",
   504: "UPSTREAM_TIMEOUT",
 };
 
-/** The call's parsed answer; any other status thrown as the call maps it, else as the catalogue's. */
-export async function readAnswer<C extends Call>(call: C, response: IncomingMessage, limit: number) {
+/** The call's parsed answer; another status thrown as the call maps it, else as the catalogue's. */
+export async function readAnswer<C extends Call>(
+  call: C,
+  response: IncomingMessage,
+  limit: number,
+) {
   const status = response.statusCode ?? 0;
   if (status >= 200 && status <= 299) {
     const result = call.response.safeParse(await readJson(response, limit));
@@ -52,12 +47,17 @@ export async function readAnswer<C extends Call>(call: C, response: IncomingMess
     throw badAnswer(`response off its schema at ${paths.join(", ")}`);
   }
   const readFormErrors = call.formErrors?.[status];
-  const formErrors = readFormErrors && readFormErrors(await readJson(response, limit).catch(() => undefined));
+  const body = readFormErrors && (await readJson(response, limit).catch(() => undefined));
+  const formErrors = readFormErrors?.(body);
   response.destroy();
-  if (formErrors) throw new UpstreamFormErrors(status, formErrors);
+  // The action shows these on the form that posted, with the API's status.
+  if (formErrors) throw new FormRefusal(status, formErrors);
   const expected = status >= 400 && status < 500 ? call.errors?.[status] : undefined;
   if (expected) throw new UpstreamError(expected, `answered ${status}`, status);
-  throw new UpstreamError(FAILURE_FOR_STATUS[status] ?? "UPSTREAM_BAD_RESPONSE", `answered ${status}`);
+  throw new UpstreamError(
+    FAILURE_FOR_STATUS[status] ?? "UPSTREAM_BAD_RESPONSE",
+    `answered ${status}`,
+  );
 }
 
 const MAX_JSON_DEPTH = 64;
@@ -85,7 +85,8 @@ async function readJson(response: IncomingMessage, limit: number): Promise<unkno
   let size = 0;
   const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
-      if ((size += chunk.byteLength) > limit) throw badAnswer("response larger than API_MAX_RESPONSE_BYTES");
+      if ((size += chunk.byteLength) > limit)
+        throw badAnswer("response larger than API_MAX_RESPONSE_BYTES");
       chunks.push(chunk);
     }
   };
@@ -93,7 +94,9 @@ async function readJson(response: IncomingMessage, limit: number): Promise<unkno
     await (decoder ? pipeline(response, decoder, collect) : pipeline(response, collect));
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
-    throw badAnswer(`response cut short or undecodable: ${(error as { code?: string }).code ?? error}`);
+    throw badAnswer(
+      `response cut short or undecodable: ${(error as { code?: string }).code ?? error}`,
+    );
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text === "") return undefined;
@@ -123,6 +126,6 @@ function isNestedDeeperThan(text: string, max: number) {
   return false;
 }
 
-const [QUOTE, BACKSLASH, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [...'"\\[]{}'].map((c) =>
-  c.charCodeAt(0),
+const [QUOTE, BACKSLASH, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [...'"\\[]{}'].map(
+  (c) => c.charCodeAt(0),
 );

@@ -1,7 +1,9 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createErrorResponse } from "~/lib/errors";
 import { formatTraceparent, startChildSpan } from "~/lib/trace-context.server";
+import type { Call } from "./client.server";
 import { badAnswer, UpstreamError } from "./read-response.server";
 
 export type Exchange = {
@@ -12,8 +14,13 @@ export type Exchange = {
   trace?: ReturnType<typeof startChildSpan>;
 };
 
-/** A request to the API carrying, of the visitor's request, only its id and trace (a child span). */
-export function createExchange(request: Request, method: string, url: URL, body?: string): Exchange {
+/** A request to the API carrying, of the visitor's, only its id and trace (a child span). */
+export function createExchange(
+  request: Request,
+  method: string,
+  url: URL,
+  body?: string,
+): Exchange {
   const trace = startChildSpan(request);
   const headers: Record<string, string> = {
     accept: "application/json",
@@ -26,12 +33,85 @@ export function createExchange(request: Request, method: string, url: URL, body?
   return { url, method, headers, body, trace };
 }
 
+/** The call's URL and body for `input`: a 400 when off its schemas or a value leaves its place. */
+export function encodeCall(call: Call, input: object, baseUrl: string) {
+  const { params = {}, query = {}, body } = input as Record<string, unknown>;
+  const url = buildUrl(
+    baseUrl,
+    call.path,
+    parseInput(call.params, params),
+    parseInput(call.query, query),
+  );
+  if (!call.body) return { url };
+  const value = parseInput(call.body, body);
+  if (call.bodyType === "form") {
+    const form = new URLSearchParams(value as Record<string, string>).toString();
+    return { url, contentType: "application/x-www-form-urlencoded", body: form };
+  }
+  return { url, contentType: "application/json", body: JSON.stringify(value) };
+}
+
+function parseInput(schema: Call["params"], value: unknown) {
+  const result = schema?.safeParse(value);
+  if (result && !result.success) throw createErrorResponse("BAD_REQUEST");
+  return result?.data as Values | undefined;
+}
+
+type Values = Record<string, unknown>;
+
+function buildUrl(baseUrl: string, path: string, params: Values = {}, query: Values = {}) {
+  const filled = path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    const text = typeof value === "string" || typeof value === "number" ? String(value) : "";
+    if (text === "" || text === "." || text === "..") throw createErrorResponse("BAD_REQUEST");
+    return encodeURIComponent(text);
+  });
+  const url = new URL(baseUrl.replace(/\/$/, "") + filled);
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of value == null ? [] : [value].flat())
+      url.searchParams.append(name, String(item));
+  }
+  return url;
+}
+
+const DEADLINE_PASSED = new Error("the call's deadline passed");
+const ENDED_PER_TURN = 4;
+const expired: AbortController[] = [];
+
+// Calls started in one turn expire in one, and each ending renders a page: a few per turn.
+function endExpiredCalls() {
+  for (const controller of expired.splice(0, ENDED_PER_TURN)) controller.abort(DEADLINE_PASSED);
+  if (expired.length > 0) setImmediate(endExpiredCalls);
+}
+
+/** Aborted when the visitor leaves or `timeoutMs` passes; cheaper than `AbortSignal.timeout`. */
+export function startDeadline(visitor: AbortSignal | null, timeoutMs: number) {
+  const controller = new AbortController();
+  const leave = () => controller.abort(visitor?.reason);
+  if (visitor?.aborted) leave();
+  else visitor?.addEventListener("abort", leave, { once: true });
+  const expire = () => expired.push(controller) === 1 && setImmediate(endExpiredCalls);
+  const timer = setTimeout(expire, timeoutMs);
+  return {
+    signal: controller.signal,
+    endsAt: performance.now() + timeoutMs,
+    get passed() {
+      return controller.signal.reason === DEADLINE_PASSED;
+    },
+    dispose() {
+      clearTimeout(timer);
+      visitor?.removeEventListener("abort", leave);
+    },
+  };
+}
+
 const MAX_ATTEMPTS = 3;
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 const RETRY_COST = 10;
 const MOST_CREDITS = 10 * RETRY_COST;
 
-/** Retries per process as a token bucket (gRPC's retry throttling): a call earns a credit, a retry costs ten. */
+/** Retries per process as a token bucket (gRPC's retry throttling): a call earns a credit, a
+ * retry costs ten. */
 export type RetryBudget = { credits: number };
 const processBudget: RetryBudget = { credits: MOST_CREDITS };
 
@@ -43,7 +123,10 @@ type Retries = {
 };
 
 /** The first answer worth reading, retrying what may mend within the deadline and the budget. */
-export async function sendWithRetries(exchange: Exchange, options: Retries): Promise<IncomingMessage> {
+export async function sendWithRetries(
+  exchange: Exchange,
+  options: Retries,
+): Promise<IncomingMessage> {
   const { replayable, deadline, budget = processBudget, onRetry } = options;
   budget.credits = Math.min(MOST_CREDITS, budget.credits + 1);
   for (let retry = 1; ; retry++) {
@@ -104,7 +187,12 @@ export function sendRequest({ url, method, headers, body }: Exchange, signal: Ab
     if (signal.aborted) return reject(signal.reason);
     const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
     const client = url.protocol === "https:" ? https : http;
-    const request = client.request(url, { method, headers, agent, maxHeaderSize: MAX_HEADER_BYTES });
+    const request = client.request(url, {
+      method,
+      headers,
+      agent,
+      maxHeaderSize: MAX_HEADER_BYTES,
+    });
     let response: IncomingMessage | undefined;
     let answerStarted = false;
     request.once("socket", (socket) => socket.once("data", () => (answerStarted = true)));
@@ -123,7 +211,9 @@ export function sendRequest({ url, method, headers, body }: Exchange, signal: Ab
         const notSent = new UpstreamError("UPSTREAM_UNAVAILABLE", `no connection: ${code}`);
         reject(Object.assign(notSent, { sent: false }));
       } else if (CONNECTION_LOST.has(code) && !answerStarted) {
-        reject(new UpstreamError("UPSTREAM_UNAVAILABLE", `connection lost before an answer: ${code}`));
+        reject(
+          new UpstreamError("UPSTREAM_UNAVAILABLE", `connection lost before an answer: ${code}`),
+        );
       } else reject(badAnswer(`broken answer: ${code} ${error.message}`));
     });
     request.once("close", () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { getConfig, type SignInSettings } from "~/lib/config.server";
-import { createSignedCookie } from "~/lib/cookies.server";
+import { createSignedCookie, getCookieName } from "~/lib/cookies.server";
 import type { RedisConnection } from "~/lib/redis.server";
 
 export type Session = {
@@ -36,19 +36,17 @@ export function getSessionTtlSeconds(session: Session, settings: SignInSettings,
   return Math.max(0, Math.ceil((Math.min(absoluteEnd, idleEnd) - now) / 1000));
 }
 
-const getCookieName = () => (getConfig().secureCookies ? "__Host-session" : "session");
-
 /** Whether the request carries a session cookie, valid or not: its answer may show who the visitor is. */
 export function carriesSessionCookie(request: Request) {
   if (!getConfig().signIn) return false;
-  const prefix = `${getCookieName()}=`;
+  const prefix = `${getCookieName("session")}=`;
   return (request.headers.get("Cookie") ?? "").split(";").some((pair) => pair.trim().startsWith(prefix));
 }
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
 
 export function createSessionStore(backend: Backend, settings: SignInSettings) {
-  const cookie = createSignedCookie(getCookieName());
+  const cookie = createSignedCookie("session");
   return {
     ...backend,
     async load(request: Request) {

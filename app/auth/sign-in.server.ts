@@ -1,5 +1,5 @@
 import { redirect } from "@remix-run/node";
-import { getConfig, type SignInSettings } from "~/lib/config.server";
+import type { SignInSettings } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
 import { createErrorResponse, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
@@ -28,7 +28,7 @@ type SignInTransaction = {
 
 // Signed, not sealed: none of it is secret from the browser that started the sign-in.
 function getTransactionCookie() {
-  const cookie = createSignedCookie(getConfig().secureCookies ? "__Host-sign-in" : "sign-in");
+  const cookie = createSignedCookie("sign-in");
   return {
     write: (transaction: SignInTransaction) => cookie.serialize(transaction, { maxAge: SIGN_IN_SECONDS }),
     async read(request: Request) {

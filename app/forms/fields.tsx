@@ -1,13 +1,23 @@
-import type { ComponentProps, ReactNode } from "react";
+import { useNavigation } from "@remix-run/react";
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useRef,
+  type ComponentProps,
+  type ReactNode,
+} from "react";
+import { FORM_ID_FIELD, INTENT_FIELD } from "./parse";
 
-/** A field as `useValidatedForm` describes it to a view: a shape only, so no validation code comes along. */
+/** A field as `useValidatedForm` describes it to a view: a shape only, no validation code. */
 export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
 
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
 type Option = { value: string; label: string };
 
 function controlProps({ id, name, errors }: FieldMeta, hint: ReactNode) {
-  const describedBy = `${hint ? `${id}-description` : ""} ${errors?.length ? `${id}-error` : ""}`.trim();
+  const describedBy =
+    `${hint ? `${id}-description` : ""} ${errors?.length ? `${id}-error` : ""}`.trim();
   return {
     id,
     name,
@@ -67,9 +77,17 @@ export function SelectField({
   placeholder,
   ...field
 }: FieldProps & { options: Option[]; placeholder?: string }) {
+  const select = useRef<HTMLSelectElement>(null);
+  const value = field.meta.defaultValue ?? "";
+  // React sets a select's default only when it first appears: a form reset after a post that
+  // stayed on the page must find the new one, as inputs' defaults are.
+  useEffect(() => {
+    for (const option of select.current?.options ?? [])
+      option.defaultSelected = option.value === value;
+  }, [value]);
   return (
     <Field {...field}>
-      <select defaultValue={field.meta.defaultValue ?? ""} {...controlProps(field.meta, field.hint)}>
+      <select ref={select} defaultValue={value} {...controlProps(field.meta, field.hint)}>
         {placeholder === undefined ? null : <option value="">{placeholder}</option>}
         {options.map(({ value, label }) => (
           <option key={value} value={value}>
@@ -97,7 +115,13 @@ export function RadioGroupField({ options, ...field }: FieldProps & { options: O
       <legend>{field.label}</legend>
       <Described {...field}>
         {options.map((option, index) => (
-          <Choice key={option.value} field={field} type="radio" option={option} first={index === 0} />
+          <Choice
+            key={option.value}
+            field={field}
+            type="radio"
+            option={option}
+            first={index === 0}
+          />
         ))}
       </Described>
     </fieldset>
@@ -117,11 +141,57 @@ function Choice({
   first: boolean;
 }) {
   const id = first ? field.meta.id : `${field.meta.id}-${option.value}`;
-  const control = { type, value: option.value, defaultChecked: field.meta.defaultValue === option.value };
+  const control = {
+    type,
+    value: option.value,
+    defaultChecked: field.meta.defaultValue === option.value,
+  };
   return (
     <div className="choice">
       <input {...control} {...controlProps(field.meta, field.hint)} id={id} />
       <label htmlFor={id}>{option.label}</label>
     </div>
+  );
+}
+
+/** The id of the form a submit button is in (`ValidatedForm` provides it). */
+export const FormIdContext = createContext<string | undefined>(undefined);
+
+type SubmitButtonProps = { children: ReactNode; pendingLabel: string; intent?: string };
+
+/** Says `pendingLabel` and ignores clicks while the post it made is on its way. */
+export function SubmitButton({ children, pendingLabel, intent }: SubmitButtonProps) {
+  const { formData, formMethod } = useNavigation();
+  const formId = useContext(FormIdContext);
+  const pending =
+    formMethod?.toUpperCase() === "POST" &&
+    formData?.get(INTENT_FIELD) === (intent ?? null) &&
+    formData?.get(FORM_ID_FIELD) === (formId ?? null);
+  return (
+    <button
+      type="submit"
+      name={intent ? INTENT_FIELD : undefined}
+      value={intent}
+      aria-disabled={pending || undefined}
+      onClick={(event) => pending && event.preventDefault()}
+    >
+      {pending ? pendingLabel : children}
+    </button>
+  );
+}
+
+type ConfirmButtonProps = SubmitButtonProps & { question: ReactNode; confirmLabel: ReactNode };
+
+/**
+ * A write that asks first, in place: `children` opens `question` and the button that posts
+ * (a `<details>`, so it asks without JavaScript too, and nothing else on the page is lost).
+ */
+export function ConfirmButton({ children, question, confirmLabel, ...button }: ConfirmButtonProps) {
+  return (
+    <details className="confirm">
+      <summary className="button">{children}</summary>
+      <p>{question}</p>
+      <SubmitButton {...button}>{confirmLabel}</SubmitButton>
+    </details>
   );
 }

@@ -3,13 +3,15 @@ import type { $ZodType, $ZodTypes, output } from "zod/v4/core";
 // Beside a form's own fields the toolkit posts the form's id; its buttons, the intent they name.
 export const FORM_ID_FIELD = "__form__";
 export const INTENT_FIELD = "intent";
-export const WRAPPERS = new Set("optional nullable default prefault catch readonly nonoptional".split(" "));
+export const WRAPPERS = new Set(
+  "optional nullable default prefault catch readonly nonoptional".split(" "),
+);
 
 type Values = Record<string, unknown>;
 type Path = (string | number)[];
 export type FormErrors = Record<string, string[] | undefined>;
 
-/** An action's answer that is not a redirect; `errors[""]` holds messages about the whole post. */
+/** An action's answer that is not a redirect, to the form `formId`; `errors[""]`: the form's. */
 export type FormReply = {
   formId?: string;
   status: number;
@@ -21,7 +23,13 @@ export type FormReply = {
 export const isFormReply = (value: unknown): value is FormReply =>
   isObject(value) && typeof value.status === "number" && isObject(value.errors);
 
-/** `update:3` is the intent `update` for item 3, whose fields are named `3.…`; null: no such item. */
+/**
+ * Whether the form shows the page's data again rather than what was typed: after a write done,
+ * and after a conflict (409), whose data is no longer what the visitor saw (RFC 9110 §13.1).
+ */
+export const showsPageData = (status: number) => status < 400 || status === 409;
+
+/** `update:3` is the intent `update` for item 3, whose fields are `3.…`; null: no such item. */
 export function splitIntent(intent: string): [string, string | null | undefined] {
   const at = intent.indexOf(":");
   if (at < 0) return [intent, undefined];
@@ -35,17 +43,16 @@ export const itemErrors = (errors: FormErrors = {}, item?: string) =>
   );
 
 /** The same verdict in the browser and the action: the typed value, or messages by field name. */
-export function checkPayload<Schema extends $ZodType>(schema: Schema, payload: unknown): Checked<Schema> {
+export function checkPayload<Schema extends $ZodType>(
+  schema: Schema,
+  payload: unknown,
+): Checked<Schema> {
   const result = schema["~standard"].validate(coerceFormValue(schema, payload));
   if (result instanceof Promise) throw new TypeError("A form's schema must not be async.");
   if (!result.issues) return { value: result.value as output<Schema> };
   const errors: FormErrors = {};
   for (const { path = [], message } of result.issues) {
-    const keys = path.map((segment) => (typeof segment === "object" ? segment.key : segment));
-    const name = keys.reduce<string>((name, key) => {
-      if (typeof key === "number") return `${name}[${key}]`;
-      return name ? `${name}.${String(key)}` : String(key);
-    }, "");
+    const name = formatPath(path.map((key) => (typeof key === "object" ? key.key : key)));
     (errors[name] ??= []).push(message);
   }
   return { errors };
@@ -57,7 +64,8 @@ type Checked<Schema extends $ZodType> =
 // Text trimmed, empty text missing; what does not convert is left for the schema's own message.
 function coerceFormValue(schema: $ZodType, value: unknown): unknown {
   const def = (schema as $ZodTypes)._zod.def;
-  if (WRAPPERS.has(def.type)) return coerceFormValue((def as { innerType: $ZodType }).innerType, value);
+  if (WRAPPERS.has(def.type))
+    return coerceFormValue((def as { innerType: $ZodType }).innerType, value);
   if (def.type === "pipe") return coerceFormValue(def.in, value);
   if (def.type === "object") {
     const fields: Values = isObject(value) ? { ...value } : {};
@@ -67,7 +75,9 @@ function coerceFormValue(schema: $ZodType, value: unknown): unknown {
   }
   if (def.type === "array") {
     const items = value === undefined ? [] : Array.isArray(value) ? value : [value];
-    return items.map((item) => coerceFormValue(def.element, item)).filter((item) => item !== undefined);
+    return items
+      .map((item) => coerceFormValue(def.element, item))
+      .filter((item) => item !== undefined);
   }
   if (typeof value !== "string") return value;
   const text = value.trim();
@@ -89,10 +99,19 @@ export function parsePath(name: string): Path | null {
   const path = name.split(/\.|(?=\[)/).map((part) => {
     const index = /^\[(\d*)\]$/.exec(part);
     if (index) return index[1] ? Number(index[1]) : "";
-    return /^[^.[\]]+$/.test(part) && !["__proto__", "prototype", "constructor"].includes(part) ? part : null;
+    return /^[^.[\]]+$/.test(part) && !["__proto__", "prototype", "constructor"].includes(part)
+      ? part
+      : null;
   });
   return path.includes(null) || path[0] === "" ? null : (path as Path);
 }
+
+/** A field's name for a path (["items", 0, "name"] is `items[0].name`), as parsePath reads it. */
+export const formatPath = (path: PropertyKey[]) =>
+  path.reduce<string>((name, key) => {
+    if (typeof key === "number") return `${name}[${key}]`;
+    return name ? `${name}.${String(key)}` : String(key);
+  }, "");
 
 /** Fields as the action receives them: a name nests by its path, and a repeated name is a list. */
 export function toPayload(entries: Iterable<[string, FormDataEntryValue]>) {
@@ -104,11 +123,15 @@ export function toPayload(entries: Iterable<[string, FormDataEntryValue]>) {
       const next = path![index + 1];
       if (next === undefined || next === "") {
         node[key] =
-          node[key] === undefined && next === undefined ? value : [node[key] ?? []].flat().concat(value);
+          node[key] === undefined && next === undefined
+            ? value
+            : [node[key] ?? []].flat().concat(value);
         break;
       }
       const child = node[key];
-      node = (isObject(child) ? child : (node[key] = typeof next === "number" ? [] : {})) as typeof node;
+      node = (
+        isObject(child) ? child : (node[key] = typeof next === "number" ? [] : {})
+      ) as typeof node;
     }
   }
   return payload;

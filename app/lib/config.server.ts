@@ -12,7 +12,10 @@ function getSignIn(env: z.output<typeof EnvSchema>) {
     ["OIDC_ISSUER: required with OIDC_CLIENT_ID", !issuer],
     ["OIDC_CLIENT_ID: required with OIDC_ISSUER", !clientId],
     ["ORIGIN: required for sign-in, whose redirect address is ORIGIN/auth/callback", !origin],
-    ["SESSION_SECRET: required for sign-in, whose cookies every instance must trust", !env.SESSION_SECRET],
+    [
+      "SESSION_SECRET: required for sign-in, whose cookies every instance must trust",
+      !env.SESSION_SECRET,
+    ],
     [
       "SESSION_IDLE_SECONDS: must not exceed SESSION_MAX_SECONDS",
       env.SESSION_IDLE_SECONDS > env.SESSION_MAX_SECONDS,
@@ -58,6 +61,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
   return {
     ...rest,
     sessionSecrets: SESSION_SECRET ?? null,
+    sessionSecretGenerated: false,
     secureCookies: rest.ORIGIN?.startsWith("https:") ?? false,
     signIn: getSignIn(result.data),
   };
@@ -65,21 +69,16 @@ export function parseConfig(env: Record<string, string | undefined>) {
 
 let config: Config | undefined;
 
-// A generated SESSION_SECRET is written back to `process.env`: the server and the Remix build share it.
+/** The configuration, read once; without SESSION_SECRET, a random one for this process. */
 export function getConfig(): Config {
   if (config) return config;
   const parsed = parseConfig(process.env);
-  if (!parsed.sessionSecrets) {
-    const secret = randomBytes(32).toString("hex");
-    process.env.SESSION_SECRET = secret;
-    parsed.sessionSecrets = [secret];
-    generatedSecret = true;
-  }
-  config = parsed;
+  const random = [randomBytes(32).toString("hex")];
+  config = parsed.sessionSecrets
+    ? parsed
+    : { ...parsed, sessionSecrets: random, sessionSecretGenerated: true };
   return config;
 }
-
-export let generatedSecret = false;
 
 /** The only configuration that reaches the browser: add to it deliberately. */
 export function getPublicConfig() {

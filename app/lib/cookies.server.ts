@@ -2,33 +2,26 @@ import { createHmac } from "node:crypto";
 import { createCookie } from "@remix-run/node";
 import { getConfig } from "./config.server";
 
-/** A cookie signed with a key of its own (from SESSION_SECRET and its name): HttpOnly, Lax, Secure behind https. */
+/** A cookie's name as sent: behind https with `__Host-`, so only this host, over https, sets it. */
+export function getCookieName(name: string) {
+  return getConfig().secureCookies ? `__Host-${name}` : name;
+}
+
+/** A cookie signed with a key of its own (from SESSION_SECRET and its name): HttpOnly, Lax, Secure
+ * behind https. */
 export function createSignedCookie(name: string, maxAge?: number) {
   const { sessionSecrets, secureCookies } = getConfig();
-  return createCookie(name, {
+  const sent = getCookieName(name);
+  return createCookie(sent, {
     httpOnly: true,
     sameSite: "lax",
     secure: secureCookies,
     path: "/",
     maxAge,
-    secrets: (sessionSecrets ?? []).map((secret) => deriveCookieKey(secret, name)),
+    secrets: (sessionSecrets ?? []).map((secret) => deriveCookieKey(secret, sent)),
   });
 }
 
 function deriveCookieKey(secret: string, cookieName: string) {
   return createHmac("sha256", secret).update(`cookie:${cookieName}`).digest("base64url");
-}
-
-const flashCookie = createSignedCookie("flash");
-
-export function serializeFlash(message: string) {
-  return flashCookie.serialize(message);
-}
-
-/** The flash message, if any, and the Set-Cookie header that clears it: it is shown once. */
-export async function takeFlash(request: Request) {
-  const value: unknown = await flashCookie.parse(request.headers.get("Cookie"));
-  if (value === null) return { flash: null, headers: new Headers() };
-  const headers = new Headers({ "Set-Cookie": await flashCookie.serialize("", { maxAge: 0 }) });
-  return { flash: typeof value === "string" && value ? value : null, headers };
 }

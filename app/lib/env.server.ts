@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Every environment variable the app reads, validated once at start by getConfig (config.server.ts);
+// Every environment variable the app reads, validated once by getConfig (config.server.ts);
 // docs/configuration.md has a row for each.
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -14,10 +14,15 @@ const redisUrl = z
   });
 
 /** An http(s) URL `accept`s, as `transform` makes it, else the issue `example` explains. */
-const url = (example: string, accept: (url: URL, text: string) => boolean, transform: (url: URL) => string) =>
+const url = (
+  example: string,
+  accept: (url: URL, text: string) => boolean,
+  transform: (url: URL) => string,
+) =>
   z.string().transform((text, ctx) => {
     const parsed = URL.canParse(text) ? new URL(text) : null;
-    if (parsed && /^https?:$/.test(parsed.protocol) && accept(parsed, text)) return transform(parsed);
+    if (parsed && /^https?:$/.test(parsed.protocol) && accept(parsed, text))
+      return transform(parsed);
     ctx.addIssue({ code: "custom", message: `must be ${example}` });
     return z.NEVER;
   });
@@ -41,7 +46,7 @@ export const EnvSchema = z.object({
     (url, text) => url.origin === text.replace(/\/$/, ""),
     (url) => url.origin,
   ).optional(),
-  /** Signs cookies; comma-separated for rotation (the first signs, all verify), the same on every instance. */
+  /** Signs cookies; comma-separated to rotate (the first signs, all verify); one for all. */
   SESSION_SECRET: z
     .string()
     .transform((value) => value.split(",").map((secret) => secret.trim()))
@@ -49,7 +54,7 @@ export const EnvSchema = z.object({
     .optional(),
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** How long the server goes on serving after SIGTERM/SIGINT, /readyz answering 503, before it drains. */
+  /** How long the server serves on after SIGTERM or SIGINT, /readyz answering 503. */
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
   /** How long in-flight requests may run once draining starts, before the process exits. */
   SHUTDOWN_TIMEOUT_MS: milliseconds.default(10_000),
@@ -57,7 +62,7 @@ export const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
   /** Time a client has to send the whole request. */
   REQUEST_TIMEOUT_MS: milliseconds.default(30_000),
-  /** How long an answer may wait on a client that stopped reading it before the connection is closed. */
+  /** How long an answer waits on a client that stopped reading it before the connection closes. */
   SEND_TIMEOUT_MS: milliseconds.default(30_000),
   /**
    * How long an idle keep-alive connection stays open: longer than the 60 s a proxy in front keeps
@@ -72,10 +77,11 @@ export const EnvSchema = z.object({
   ).optional(),
   /** Deadline for one call to the API, retries included; also bounds the readiness check. */
   API_TIMEOUT_MS: milliseconds.default(5_000),
-  /** Path under API_BASE_URL that /readyz asks; any answer below 500 counts as ready. */
+  /** Path under API_BASE_URL that /readyz asks: a 2xx, 401, 403, 404 or 405 counts as ready. */
   API_HEALTH_PATH: z
     .string()
-    .regex(/^\/[^?#]*$/, "must be a path starting with /")
+    .regex(/^\/[^?#:]*$/, "must be a path starting with /, without ?, # or :")
+    .transform((path) => path as `/${string}`)
     .default("/"),
   /** Largest API answer read; a larger one counts as a bad response. */
   API_MAX_RESPONSE_BYTES: bytes.default(1_048_576),
@@ -86,17 +92,25 @@ export const EnvSchema = z.object({
     .transform((value) => value === "true"),
   /** State-changing requests allowed per client IP per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(100),
-  /** A Redis every instance shares: the write limit is counted there; unset, each counts its own. */
+  /** A Redis every instance shares, counting the write limit; unset, each counts its own. */
   RATE_LIMIT_REDIS_URL: redisUrl.optional(),
   /** Port of the Prometheus metrics endpoint (`GET /metrics`), apart from the app's; unset: off; 0 picks one. */
   METRICS_PORT: port.optional(),
   /** Most fields one form post may carry; more are refused with 413 before any is parsed. */
   FORM_MAX_FIELDS: z.coerce.number().int().min(1).max(100_000).default(1_000),
-  /** OTLP/HTTP collector base URL (`http://collector:4318`) for spans; unset, nothing is exported. */
+  /** An OTLP/HTTP collector's base URL (`http://collector:4318`); unset, no span is sent. */
   OTEL_EXPORTER_OTLP_ENDPOINT: url("an http(s) URL such as http://collector:4318", plain, (url) =>
     url.href.replace(/\/$/, ""),
   ).optional(),
-  /** The OpenID Connect provider's issuer; with OIDC_CLIENT_ID it turns sign-in on. Plain http on loopback only. */
+  /** The `service.name` spans are exported under; unset, the package's name. */
+  OTEL_SERVICE_NAME: z.string().min(1).max(256).optional(),
+  /** Set by `remix dev` to its live-reload server: the pages may open a socket to it. */
+  REMIX_DEV_ORIGIN: url(
+    "an http(s) origin",
+    (url) => !url.search && !url.hash,
+    (url) => url.origin,
+  ).optional(),
+  /** The OpenID Connect provider's issuer (http on loopback only); with OIDC_CLIENT_ID, sign-in. */
   OIDC_ISSUER: url(
     "an https URL such as https://login.example.com/realms/app",
     (url) => !url.search && !url.hash && (url.protocol === "https:" || isLoopback(url)),
@@ -109,7 +123,10 @@ export const EnvSchema = z.object({
   /** The ID token claim holding the visitor's roles; a dotted path reads nested claims. */
   OIDC_ROLES_CLAIM: z
     .string()
-    .regex(/^[^.\s]+(\.[^.\s]+)*$/, "must be a claim name or a dotted path such as realm_access.roles")
+    .regex(
+      /^[^.\s]+(\.[^.\s]+)*$/,
+      "must be a claim name or a dotted path such as realm_access.roles",
+    )
     .default("roles"),
   /** Space-separated scopes asked for at sign-in; `openid` must be one. */
   OIDC_SCOPES: z

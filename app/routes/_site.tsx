@@ -10,17 +10,24 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { getUser } from "~/auth/guards.server";
+import { takeFlash } from "~/forms/index.server";
 import { getSignInHref, type User } from "~/auth/user";
 import { ThemeControl } from "~/routes/_site.preferences.theme/theme-control";
 import { getConfig, getPublicConfig } from "~/lib/config.server";
 import type { loader as rootLoader } from "~/root";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { user, headers } = await getUser(request);
-  return data({ ...getPublicConfig(), signIn: getConfig().signIn !== null, user }, { headers });
+  const [{ user, headers }, { flash, headers: flashHeaders }] = await Promise.all([
+    getUser(request),
+    takeFlash(request),
+  ]);
+  for (const cookie of flashHeaders.getSetCookie()) headers.append("Set-Cookie", cookie);
+  const signIn = getConfig().signIn !== null;
+  return data({ ...getPublicConfig(), signIn, user, flash }, { headers });
 }
 
-// The session is read (its cookie renewed, its tokens refreshed) on every navigation.
+// On every navigation: the session is read (its cookie renewed, its tokens refreshed), and a flash
+// is shown on one page only.
 export const shouldRevalidate: ShouldRevalidateFunction = ({
   currentUrl,
   nextUrl,
@@ -28,7 +35,7 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({
 }) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
 export default function SiteLayout() {
-  const { appName, version, signIn, user } = useLoaderData<typeof loader>();
+  const { appName, version, signIn, user, flash } = useLoaderData<typeof loader>();
   const rootData = useRouteLoaderData<typeof rootLoader>("root");
   return (
     <>
@@ -41,7 +48,7 @@ export default function SiteLayout() {
       </header>
       <main id="main" tabIndex={-1}>
         <div className="flash" role="status">
-          {rootData?.flash ? <p>{rootData.flash}</p> : null}
+          {flash ? <p>{flash}</p> : null}
         </div>
         <Outlet />
       </main>

@@ -1,46 +1,31 @@
 import { randomFillSync } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
-import helmet from "helmet";
+import helmet, { type HelmetOptions } from "helmet";
 import type { Config } from "~/lib/config.server";
 
 const NONCE = "{nonce}";
+type Directives = NonNullable<
+  Exclude<HelmetOptions["contentSecurityPolicy"], boolean>
+>["directives"];
 
-/** Security headers on every response, written by helmet once, each request's with its own script nonce. */
+/** Security headers on every response, written by helmet once, each with the request's nonce. */
 export function createSecurityHeaders(config: Config): RequestHandler {
-  const isHttps = config.ORIGIN?.startsWith("https:") ?? false;
   // The live-reload socket of `remix dev`.
-  const devOrigin = process.env.REMIX_DEV_ORIGIN;
   const devSockets = ["ws://localhost:*", "ws://127.0.0.1:*"];
-  const devUrl = devOrigin && URL.parse(devOrigin);
-  if (devUrl) devSockets.push(devUrl.origin.replace(/^http/, "ws"));
-  const headers: [string, string][] = [];
-  const recorder = {
-    setHeader: (name: string, value: string) => headers.push([name, value]),
-    removeHeader() {},
-  };
-  helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: [`'nonce-${NONCE}'`, "'strict-dynamic'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", "data:"],
-        connectSrc: ["'self'", ...(config.NODE_ENV === "development" ? devSockets : [])],
-        objectSrc: ["'none'"],
-        baseUri: ["'none'"],
-        // Signing out posts here, then goes on to the provider's logout page.
-        formAction: ["'self'", ...(config.signIn ? [new URL(config.signIn.issuer).origin] : [])],
-        frameAncestors: ["'none'"],
-        ...(isHttps ? { upgradeInsecureRequests: [] } : {}),
-      },
-    },
-    // Helmet's no-referrer makes Chromium send `Origin: null` on same-origin form posts, which are then refused.
-    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
-    strictTransportSecurity: isHttps ? { maxAge: 31_536_000, includeSubDomains: true } : false,
-    xFrameOptions: { action: "deny" },
-  })({} as IncomingMessage, recorder as unknown as ServerResponse, () => {});
+  if (config.REMIX_DEV_ORIGIN) devSockets.push(config.REMIX_DEV_ORIGIN.replace(/^http/, "ws"));
+  const headers = getSecurityHeaders(config, {
+    defaultSrc: ["'self'"],
+    scriptSrc: [`'nonce-${NONCE}'`, "'strict-dynamic'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", "data:"],
+    connectSrc: ["'self'", ...(config.NODE_ENV === "development" ? devSockets : [])],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    // Signing out posts here, then goes on to the provider's logout page.
+    formAction: ["'self'", ...(config.signIn ? [new URL(config.signIn.issuer).origin] : [])],
+    frameAncestors: ["'none'"],
+  });
   const [name, policy] = headers.find(([name]) => name === "Content-Security-Policy")!;
   const [beforeNonce, afterNonce] = policy.split(NONCE) as [string, string];
   const others = headers.filter((header) => header[0] !== name);
@@ -51,6 +36,36 @@ export function createSecurityHeaders(config: Config): RequestHandler {
     for (const [header, value] of others) res.setHeader(header, value);
     next();
   };
+}
+
+/** The headers of a page that runs nothing and loads nothing: Node's own refusals. */
+export const getInertPageHeaders = (config: Config) =>
+  getSecurityHeaders(config, {
+    defaultSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'none'"],
+    frameAncestors: ["'none'"],
+  });
+
+// What helmet sets, recorded once rather than run for every response.
+function getSecurityHeaders(config: Config, directives: Directives) {
+  const isHttps = config.ORIGIN?.startsWith("https:") ?? false;
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.push([name, value]),
+    removeHeader() {},
+  };
+  helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { ...directives, ...(isHttps ? { upgradeInsecureRequests: [] } : {}) },
+    },
+    // Helmet's no-referrer makes Chromium send `Origin: null` on same-origin posts, then refused.
+    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+    strictTransportSecurity: isHttps ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    xFrameOptions: { action: "deny" },
+  })({} as IncomingMessage, recorder as unknown as ServerResponse, () => {});
+  return headers;
 }
 
 // Drawn from a pool of random bytes: a call to the generator per request costs several times more.

@@ -1,7 +1,6 @@
 import type { RequestListener } from "node:http";
-import { onCallOutcome } from "~/api/client.server";
 import type { Config } from "~/lib/config.server";
-import { logger } from "~/lib/logger.server";
+import type { AppEntry } from "../app";
 import { ALLOWED_METHODS } from "../edge/checks";
 import type { FinishedRequest } from "./request-log";
 
@@ -9,7 +8,8 @@ import type { FinishedRequest } from "./request-log";
 const KNOWN_METHODS = new Set(ALLOWED_METHODS);
 
 /** Prometheus metrics for METRICS_PORT (`handle`), labelled with bounded values; undefined when unset. */
-export async function startMetrics(config: Config, countInFlight: () => number) {
+export async function startMetrics(config: Config, app: AppEntry, countInFlight: () => number) {
+  const { logger, onCallOutcome } = app;
   if (config.METRICS_PORT === undefined) return undefined;
   const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import("prom-client");
   const registry = new Registry();

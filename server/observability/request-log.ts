@@ -3,10 +3,10 @@ import type { Request, RequestHandler } from "express";
 import type { ServerBuild } from "@remix-run/node";
 import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 import type { ErrorCode } from "~/lib/errors";
-import { logger } from "~/lib/logger.server";
-import * as traceContext from "~/lib/trace-context.server";
+import type { TraceContext } from "~/lib/trace-context.server";
+import type { AppEntry } from "../app";
 
-/** A request once answered; `route` is a route id, `static`, `refused`, `manifest` or `not_found`. */
+/** A request answered; `route` is a route id, `static`, `refused`, `manifest` or `not_found`. */
 export type FinishedRequest = {
   method: string;
   path: string;
@@ -14,7 +14,7 @@ export type FinishedRequest = {
   status: number;
   start: number;
   aborted: boolean;
-  trace: { span: traceContext.TraceContext; parentSpanId?: string };
+  trace: { span: TraceContext; parentSpanId?: string };
   refusal?: ErrorCode;
 };
 
@@ -28,22 +28,35 @@ type Options = {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const MAX_REMEMBERED = 1_000;
 
-/** An id and a span for every request, and one log line at its end: never headers, cookies or queries. */
-export function createRequestLog({ build, trustProxy, recording, observers }: Options): RequestHandler {
+/** An id and a span for every request, and a log line at its end: no headers, cookies, queries. */
+export function createRequestLog({
+  build,
+  trustProxy,
+  recording,
+  observers,
+}: Options): RequestHandler {
   const getRoute = createRouteLabeler(build);
+  const { logger, traceContext } = build.entry.module as unknown as AppEntry;
   return (req, res, next) => {
     const start = performance.now();
     const incoming = req.headers["x-request-id"] as string | undefined;
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers["x-request-id"] = requestId;
     res.setHeader("X-Request-Id", requestId);
-    const trace = startTrace(req, trustProxy, recording);
+    const trace = startTrace(traceContext, req, trustProxy, recording);
     res.once("close", () => {
       const path = req.originalUrl.split("?", 1)[0]!;
       const aborted = !res.writableFinished;
       const status = res.statusCode;
       const durationMs = Math.round((performance.now() - start) * 10) / 10;
-      const line = { requestId, traceId: trace.span.traceId, method: req.method, path, status, durationMs };
+      const line = {
+        requestId,
+        traceId: trace.span.traceId,
+        method: req.method,
+        path,
+        status,
+        durationMs,
+      };
       logger.info(aborted ? { ...line, aborted } : line, "request");
       if (observers.length === 0) return;
       const refusal = res.locals.refusal as ErrorCode | undefined;
@@ -55,12 +68,21 @@ export function createRequestLog({ build, trustProxy, recording, observers }: Op
   };
 }
 
-/** The trusted proxy's trace continued, else a new one, written into the request for Remix and its calls. */
-function startTrace(req: Request, trustProxy: boolean, recording: boolean): FinishedRequest["trace"] {
+/** The trusted proxy's trace continued, else a new one, written into the request for Remix. */
+function startTrace(
+  traceContext: AppEntry["traceContext"],
+  req: Request,
+  trustProxy: boolean,
+  recording: boolean,
+): FinishedRequest["trace"] {
   const { traceparent, tracestate } = req.headers as Record<string, string | undefined>;
   const caller = trustProxy ? traceContext.parseTraceparent(traceparent) : null;
   const span = caller
-    ? { traceId: caller.traceId, flags: caller.flags, state: traceContext.readTracestate(tracestate) }
+    ? {
+        traceId: caller.traceId,
+        flags: caller.flags,
+        state: traceContext.readTracestate(tracestate),
+      }
     : { traceId: traceContext.newTraceId(), flags: recording ? "01" : "00" };
   const started = { ...span, spanId: traceContext.newSpanId() };
   req.headers.traceparent = traceContext.formatTraceparent(started);
@@ -78,7 +100,9 @@ function createRouteLabeler(build: ServerBuild) {
     if (label === undefined) {
       const pagePath = path === "/_root.data" ? "/" : path.replace(/\.data$/, "");
       label =
-        path === manifestPath ? "manifest" : (matchRoutes(routes, pagePath)?.at(-1)?.route.id ?? "not_found");
+        path === manifestPath
+          ? "manifest"
+          : (matchRoutes(routes, pagePath)?.at(-1)?.route.id ?? "not_found");
       if (remembered.size >= MAX_REMEMBERED) remembered.clear();
       if (path.length <= 200) remembered.set(path, label);
     }
@@ -91,6 +115,8 @@ function toRouteTree(routes: ServerBuild["routes"], parentId?: string): Agnostic
     .filter((route) => route.parentId === parentId)
     .map((route) => {
       const base = { id: route.id, path: route.path, caseSensitive: route.caseSensitive };
-      return route.index ? { ...base, index: true } : { ...base, children: toRouteTree(routes, route.id) };
+      return route.index
+        ? { ...base, index: true }
+        : { ...base, children: toRouteTree(routes, route.id) };
     });
 }

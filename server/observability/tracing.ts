@@ -1,34 +1,39 @@
-import { onCallOutcome, type CallOutcomeEvent } from "~/api/client.server";
+import type { CallOutcomeEvent } from "~/api/client.server";
 import type { Config } from "~/lib/config.server";
-import { createThrottledWarning, logger } from "~/lib/logger.server";
 import type { TraceContext } from "~/lib/trace-context.server";
+import type { AppEntry } from "../app";
 import packageJson from "../../package.json";
 import type { FinishedRequest } from "./request-log";
 
 // A mapped 4xx or a visitor leaving is not the call's fault.
 const FAILED_OUTCOMES = new Set(["timeout", "unavailable", "bad_answer"]);
 
-/** Exports spans once their work has ended, under the ids already given (decision 011); undefined when off. */
-export async function startTracing(config: Config) {
+/** Exports spans once their work has ended, under the ids already given (decision 011). */
+export async function startTracing(config: Config, app: AppEntry) {
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
-  const [api, sdk, exporterBase, httpExport, transformer, { resourceFromAttributes }] = await Promise.all([
-    import("@opentelemetry/api"),
-    import("@opentelemetry/sdk-trace-base"),
-    import("@opentelemetry/otlp-exporter-base"),
-    import("@opentelemetry/otlp-exporter-base/node-http"),
-    import("@opentelemetry/otlp-transformer"),
-    import("@opentelemetry/resources"),
-  ]);
+  const { createThrottledWarning, logger, onCallOutcome } = app;
+  const [api, sdk, exporterBase, httpExport, transformer, { resourceFromAttributes }] =
+    await Promise.all([
+      import("@opentelemetry/api"),
+      import("@opentelemetry/sdk-trace-base"),
+      import("@opentelemetry/otlp-exporter-base"),
+      import("@opentelemetry/otlp-exporter-base/node-http"),
+      import("@opentelemetry/otlp-transformer"),
+      import("@opentelemetry/resources"),
+    ]);
   const warnNotExported = createThrottledWarning("tracing: spans not exported");
   const warn = (detail: string) => warnNotExported({ detail });
   const diagLogger = { error: warn, warn, info() {}, debug() {}, verbose() {} };
-  api.diag.setLogger(diagLogger, { logLevel: api.DiagLogLevel.WARN, suppressOverrideMessage: true });
+  api.diag.setLogger(diagLogger, {
+    logLevel: api.DiagLogLevel.WARN,
+    suppressOverrideMessage: true,
+  });
   // The SDK's id generator, made to give a span the ids it was started with (one span at a time).
   let given: TraceContext | undefined;
   const random = new sdk.RandomIdGenerator();
   const provider = new sdk.BasicTracerProvider({
     resource: resourceFromAttributes({
-      "service.name": process.env.OTEL_SERVICE_NAME || packageJson.name,
+      "service.name": config.OTEL_SERVICE_NAME ?? packageJson.name,
       "service.version": packageJson.version,
     }),
     idGenerator: {
@@ -39,7 +44,7 @@ export async function startTracing(config: Config) {
     spanProcessors: [
       new sdk.BatchSpanProcessor(
         new exporterBase.OTLPExporterBase(
-          // OTLPTraceExporter, but a collector's reply is judged by its status: its body is never parsed.
+          // OTLPTraceExporter, but a collector's reply is judged by its status, its body unread.
           httpExport.createOtlpHttpExportDelegate(
             httpExport.convertLegacyHttpOptions(
               { url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` },
@@ -105,7 +110,14 @@ export async function startTracing(config: Config) {
         "url.path": path,
         "http.response.status_code": status,
       };
-      record(`${method} ${route}`, api.SpanKind.SERVER, trace, start, attributes, status >= 500 || aborted);
+      record(
+        `${method} ${route}`,
+        api.SpanKind.SERVER,
+        trace,
+        start,
+        attributes,
+        status >= 500 || aborted,
+      );
     },
     async shutdown() {
       stopListening();

@@ -1,15 +1,17 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Config } from "~/lib/config.server";
-import { logger } from "~/lib/logger.server";
-import { handleClientError, refuseConnect } from "./client-errors";
+import type { AppEntry } from "../app";
+import { createNodeRefusals } from "./client-errors";
+
+type Logger = AppEntry["logger"];
 
 // Node's default; one header more is kept, so that the edge can tell a request with more.
 export const MAX_HEADER_COUNT = 2_000;
 // Browsers do not pipeline; a few requests ahead are tolerated for tools that do.
 const MAX_PIPELINED = 16;
 
-export function createHttpServer(config: Config, listener: RequestListener) {
+export function createHttpServer(config: Config, logger: Logger, listener: RequestListener) {
   const server = createServer(
     {
       headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
@@ -23,15 +25,16 @@ export function createHttpServer(config: Config, listener: RequestListener) {
   );
   server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
   server.maxHeadersCount = MAX_HEADER_COUNT + 1;
-  closeStalledConnections(server, config.SEND_TIMEOUT_MS);
+  closeStalledConnections(server, config.SEND_TIMEOUT_MS, logger);
   return server;
 }
 
-/** Requests in flight, answered one at a time per connection, then with `Connection: close` from `drain` on. */
-export function createConnections(config: Config) {
+/** Requests in flight, one at a time per connection, with `Connection: close` once draining. */
+export function createConnections(config: Config, logger: Logger) {
   // Per connection, the requests unanswered, the one being answered first.
   const queues = new WeakMap<Socket, (() => void)[]>();
   const inFlight = new Set<ServerResponse>();
+  const refusals = createNodeRefusals(config, logger);
   let draining: Server | undefined;
 
   function createAppServer(app: RequestListener) {
@@ -56,11 +59,11 @@ export function createConnections(config: Config) {
       });
       if (queue.length === 1) app(req, res);
     };
-    return createHttpServer(config, serve)
+    return createHttpServer(config, logger, serve)
       .on("checkContinue", serve)
       .on("checkExpectation", serve)
-      .on("clientError", handleClientError)
-      .on("connect", refuseConnect);
+      .on("clientError", refusals.onClientError)
+      .on("connect", refusals.onConnect);
   }
 
   function drain(server: Server) {
@@ -71,7 +74,9 @@ export function createConnections(config: Config) {
 
   // A crash names the requests in flight: any of them may have caused it, and all are lost with it.
   function describeInFlight() {
-    const ids = [...new Set([...inFlight].map((res) => res.getHeader("X-Request-Id")).filter(Boolean))];
+    const ids = [
+      ...new Set([...inFlight].map((res) => res.getHeader("X-Request-Id")).filter(Boolean)),
+    ];
     return ids.length === 1 ? { requestId: ids[0] } : { inFlightRequestIds: ids };
   }
 
@@ -79,7 +84,7 @@ export function createConnections(config: Config) {
 }
 
 // Node's timeouts cover a request arriving, not its answer leaving.
-function closeStalledConnections(server: Server, timeoutMs: number) {
+function closeStalledConnections(server: Server, timeoutMs: number, logger: Logger) {
   const sockets = new Map<Socket, { sent: number; since: number } | null>();
   server.on("connection", (socket: Socket) => {
     sockets.set(socket, null);

@@ -1,20 +1,18 @@
 import type { Server } from "node:http";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { pathToFileURL } from "node:url";
 import closeWithGrace from "close-with-grace";
-import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
-import { generatedSecret, getConfig } from "~/lib/config.server";
-import { logger, routeConsoleToLogger } from "~/lib/logger.server";
+import { broadcastDevReady } from "@remix-run/node";
 import { createApp } from "../app";
 import { startRateLimitStore } from "../edge/rate-limit";
 import { startMetrics } from "../observability/metrics";
 import { startTracing } from "../observability/tracing";
+import { app as entry, build } from "./build";
 import { createConnections, createHttpServer, MAX_HEADER_COUNT } from "./connections";
 
-const config = getConfig();
-if (config.NODE_ENV === "production") routeConsoleToLogger();
-const connections = createConnections(config);
+const { logger } = entry;
+const config = entry.getConfig();
+if (config.NODE_ENV === "production") entry.routeConsoleToLogger();
+const connections = createConnections(config, logger);
 let shuttingDown = false;
 
 // An error nobody handled leaves the process in an unknown state: the supervisor starts a fresh one.
@@ -25,25 +23,26 @@ const crash = (kind: string) => (error: unknown) => {
 process.on("uncaughtException", crash("uncaught exception"));
 process.on("unhandledRejection", crash("unhandled rejection"));
 
-if (generatedSecret) {
+if (config.sessionSecretGenerated) {
   logger.warn(
     "SESSION_SECRET is not set: using a random one, so cookies will not survive a restart or be shared between instances",
   );
 }
 
-const build = (await import(pathToFileURL(path.resolve("build/index.js")).href)) as ServerBuild;
 const [tracing, metrics] = await Promise.all([
-  startTracing(config),
-  startMetrics(config, connections.countInFlight),
+  startTracing(config, entry),
+  startMetrics(config, entry, connections.countInFlight),
 ]);
-const metricsServer = metrics && createHttpServer(config, metrics.handle);
+const metricsServer = metrics && createHttpServer(config, logger, metrics.handle);
 const metricsPort =
   metricsServer && (await listen(metricsServer, { port: config.METRICS_PORT!, host: config.HOST }));
 if (metricsPort !== undefined)
   logger.info({ port: metricsPort }, `metrics on http://localhost:${metricsPort}/metrics`);
 const rateLimitStore =
   config.RATE_LIMIT_REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0
-    ? await startRateLimitStore(config.RATE_LIMIT_REDIS_URL, () => metrics?.countStoreError())
+    ? await startRateLimitStore(config.RATE_LIMIT_REDIS_URL, entry, () =>
+        metrics?.countStoreError(),
+      )
     : undefined;
 
 const app = createApp({

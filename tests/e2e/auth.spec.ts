@@ -33,7 +33,7 @@ test("a visitor signs in, sees their name, makes a guarded write and signs out",
   await page.goto("/things/1/feature");
   await signInAtProvider(page, "ada");
   await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor");
   await expect(page.locator("header")).toContainText("Ada Lovelace");
 
   await page.getByRole("button", { name: "Feature Anchor" }).click();
@@ -72,5 +72,5 @@ test("a signed-out visitor navigating to a guarded page signs in and lands on it
   }
   await signInAtProvider(page, "ada");
   await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor?");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor");
 });

@@ -66,7 +66,10 @@ test("the flash message is gone after the next navigation", async ({ page }) => 
   await expect(root(page)).toHaveAttribute("data-theme", "dark");
 });
 
-test("a tampered theme value is refused with the form and the error", async ({ page, javaScriptEnabled }) => {
+test("a tampered theme value is refused with the form and the error", async ({
+  page,
+  javaScriptEnabled,
+}) => {
   await page.goto("/");
   const dark = themeControl(page).getByRole("button", { name: "Dark" });
   await dark.evaluate((button) => button.setAttribute("value", "purple"));
@@ -74,7 +77,9 @@ test("a tampered theme value is refused with the form and the error", async ({ p
 
   if (javaScriptEnabled) {
     // The header's fetcher shows the server's answer beside the control, on the same page.
-    await expect(page.getByRole("banner").getByRole("alert")).toHaveText("Choose System, Light or Dark.");
+    await expect(page.getByRole("banner").getByRole("alert")).toHaveText(
+      "Choose System, Light or Dark.",
+    );
     await expect(themeControl(page)).toHaveAccessibleDescription("Choose System, Light or Dark.");
     await expect(page).toHaveURL(/\/$/);
   } else {
@@ -91,7 +96,9 @@ test("a tampered theme value is refused with the form and the error", async ({ p
   await expect(root(page)).toHaveAttribute("data-theme", "system");
 });
 
-test("the 400 page's form sets the theme and returns to the page the visitor came from", async ({ page }) => {
+test("the 400 page's form sets the theme and returns to the page the visitor came from", async ({
+  page,
+}) => {
   await page.goto("/somewhere");
   await postTamperedTheme(page);
   await expect(page).toHaveURL(/\/preferences\/theme$/);
@@ -111,4 +118,21 @@ test("GET /preferences/theme answers 405 inside the layout", async ({ page }) =>
   expect(response?.headers()["allow"]).toBe("POST");
   await expect(page.getByRole("heading", { level: 1, name: "Not allowed here" })).toBeVisible();
   await expect(themeControl(page)).toBeVisible();
+});
+
+test("each theme paints its palette: dark when chosen, or when system meets a dark OS", async ({
+  page,
+}) => {
+  const [light, dark] = ["rgb(255, 255, 255)", "rgb(17, 24, 39)"];
+  await page.goto("/");
+  for (const [theme, os, background] of [
+    ["light", "dark", light],
+    ["dark", "light", dark],
+    ["system", "light", light],
+    ["system", "dark", dark],
+  ] as const) {
+    await page.emulateMedia({ colorScheme: os });
+    await root(page).evaluate((html, chosen) => (html.dataset.theme = chosen), theme);
+    await expect(page.locator("body")).toHaveCSS("background-color", background);
+  }
 });

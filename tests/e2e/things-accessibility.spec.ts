@@ -10,7 +10,6 @@ for (const [path, heading] of [
   ["/things/3", "Cedar"],
   ["/things/new", "Add a thing"],
   ["/things/3/edit", "Edit Cedar"],
-  ["/things/3/delete", "Delete Cedar?"],
   ["/things/stock", "Stock"],
   ["/things/99", "No thing with id 99"],
 ] as const) {
@@ -21,7 +20,10 @@ for (const [path, heading] of [
   });
 }
 
-test("the add and edit forms have no axe violations with their errors", async ({ page, things }) => {
+test("the add and edit forms have no axe violations with their errors", async ({
+  page,
+  things,
+}) => {
   await page.goto("/things/new");
   await page.getByRole("button", { name: "Add thing" }).click();
   await expect(getAlerts(page)).toContainText("Enter a name.");
@@ -35,7 +37,7 @@ test("the add and edit forms have no axe violations with their errors", async ({
   await expectNoViolations(page);
 });
 
-test("the stock page has no axe violations, with a row's errors and a message about the page", async ({
+test("the stock page has no axe violations, with a row's errors and another's refusal", async ({
   page,
   things,
 }) => {
@@ -47,13 +49,13 @@ test("the stock page has no axe violations, with a row's errors and a message ab
 
   things.things.set("4", { ...things.things.get("4")!, version: 2 });
   await page.getByRole("button", { name: "Update Dune" }).click();
-  // With JavaScript, Cedar's row still shows its own error beside the message about the page.
+  // With JavaScript, Cedar's row still shows its own error beside Dune's refusal on Dune's row.
   const refused = getAlerts(page).filter({ hasText: "Someone else changed" });
   await expect(refused).toBeVisible();
   await expectNoViolations(page);
 });
 
-test("a thing's page with two actions has no axe violations, with either action's errors", async ({
+test("a thing's page has no axe violations, with errors and the delete's question", async ({
   page,
   things,
 }) => {
@@ -69,5 +71,7 @@ test("a thing's page with two actions has no axe violations, with either action'
     .getByRole("alert")
     .filter({ hasText: "Someone else changed this thing" });
   await expect(refused).toBeVisible();
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await expect(page.getByRole("button", { name: "Yes, delete Cedar" })).toBeVisible();
   await expectNoViolations(page);
 });

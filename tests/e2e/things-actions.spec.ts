@@ -10,13 +10,15 @@ import {
   test,
 } from "./things-fixture";
 
-// A thing's page is one form whose buttons name two actions: a comment and a status change.
+// A thing's page is one form whose buttons name its actions: a comment, a status change, a delete.
 const thing = (page: Page) => page.getByRole("region", { name: "Cedar" });
 const comment = (page: Page) => thing(page).getByLabel("Comment", { exact: true });
 const status = (page: Page) => thing(page).locator("dd").last();
 const done = (page: Page) => thing(page).getByRole("status");
+// The delete asks in place (ConfirmButton): opening the question loses nothing typed on the page.
+const question = (page: Page) => page.getByText("Delete Cedar? This cannot be undone.");
 
-test("a comment: a click with nothing typed shows its error, a sent comment is listed and the box is empty again", async ({
+test("a comment: an empty one shows its error, a sent one is listed, the box empty again", async ({
   page,
   things,
   javaScriptEnabled,
@@ -45,7 +47,7 @@ test("a comment: a click with nothing typed shows its error, a sent comment is l
   expect(consoleErrors.filter((error) => !/status of 400/.test(error))).toEqual([]);
 });
 
-test("a status change checks none of the comment being typed, and keeps it whether refused or done", async ({
+test("a status change checks no comment being typed, and keeps it, refused or done", async ({
   page,
   things,
 }) => {
@@ -58,8 +60,8 @@ test("a status change checks none of the comment being typed, and keeps it wheth
 
   await expect(getAlerts(page)).toHaveCount(1);
   await expect(getAlerts(page).getByRole("heading")).toHaveText("Nothing was changed");
-  await expect(getAlerts(page)).toContainText(
-    "Someone else changed this thing, so its status was not changed.",
+  await expect(thing(page).getByRole("alert")).toContainText(
+    "Someone else changed this thing meanwhile, so your change was not saved.",
   );
   await expect(getAlerts(page)).toBeFocused();
   await expect(status(page)).toHaveText("Archived");
@@ -77,7 +79,7 @@ test("a status change checks none of the comment being typed, and keeps it wheth
   await expect(listedThings(page).filter({ hasText: "Cedar" })).toHaveCount(1);
 });
 
-test("only the button that posted says it is pending; the API's 403 is about the page, not the comment", async ({
+test("only the button that posted is pending; the API's 403 is on the form", async ({
   page,
   things,
   javaScriptEnabled,
@@ -107,4 +109,40 @@ test("only the button that posted says it is pending; the API's 403 is about the
   await expect(comment(page)).not.toHaveAttribute("aria-invalid");
   await expect(comment(page)).toHaveValue("Kept");
   expect(things.things.get("3")?.status).toBe("active");
+});
+
+test("deleting a thing asks on its page, then lists the rest with a flash", async ({
+  page,
+  things,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/things/3");
+  if (javaScriptEnabled) await markWindow(page);
+  await comment(page).fill("Half a thought");
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await expect(question(page)).toBeVisible();
+  await expect(comment(page)).toHaveValue("Half a thought");
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await expect(question(page)).toBeHidden();
+  expect(things.things.has("3")).toBe(true);
+
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await page.getByRole("button", { name: "Yes, delete Cedar" }).click();
+
+  await expect(page).toHaveURL(/\/things$/);
+  await expect(page.getByRole("status")).toHaveText("The thing was deleted.");
+  await expect(listedThings(page)).toHaveText(["Amber", "Birch", "Dune", "Ember", "Fern"]);
+  expect(things.things.has("3")).toBe(false);
+  expect(await isSameWindow(page)).toBe(javaScriptEnabled);
+});
+
+test("deleting a thing someone else deleted first shows its not-found page", async ({
+  page,
+  things,
+}) => {
+  await page.goto("/things/3");
+  things.things.delete("3");
+  await page.getByText("Delete Cedar", { exact: true }).click();
+  await page.getByRole("button", { name: "Yes, delete Cedar" }).click();
+  await expect(page.getByRole("heading", { name: "No thing with id 3" })).toBeVisible();
 });

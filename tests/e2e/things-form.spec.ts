@@ -2,7 +2,8 @@ import type { Page } from "@playwright/test";
 import { sendJson } from "../support/upstream";
 import { expect, getAlerts, holdAnswer, isSameWindow, markWindow, test } from "./things-fixture";
 
-const field = (page: Page, label: string) => page.getByRole("main").getByLabel(label, { exact: true });
+const field = (page: Page, label: string) =>
+  page.getByRole("main").getByLabel(label, { exact: true });
 
 test("adding a thing: an invalid value and a click show the errors, valid values save it", async ({
   page,
@@ -25,7 +26,9 @@ test("adding a thing: an invalid value and a click show the errors, valid values
     "Choose a colour.",
   ]);
   await expect(field(page, "Name")).toHaveAttribute("aria-invalid", "true");
-  await expect(field(page, "Name")).toHaveAccessibleDescription("Up to 60 characters. Enter a name.");
+  await expect(field(page, "Name")).toHaveAccessibleDescription(
+    "Up to 60 characters. Enter a name.",
+  );
   await expect(field(page, "Quantity")).toHaveValue("a dozen");
   expect(upstream.received.filter((request) => request.method === "POST")).toEqual([]);
 
@@ -33,7 +36,10 @@ test("adding a thing: an invalid value and a click show the errors, valid values
     // Once submitted, a field is checked again as the visitor types.
     await field(page, "Quantity").fill("12");
     await expect(field(page, "Quantity")).not.toHaveAttribute("aria-invalid");
-    await expect(getAlerts(page).getByRole("link")).toHaveText(["Enter a name.", "Choose a colour."]);
+    await expect(getAlerts(page).getByRole("link")).toHaveText([
+      "Enter a name.",
+      "Choose a colour.",
+    ]);
   }
 
   await field(page, "Name").fill("  Zinc  ");
@@ -84,7 +90,7 @@ test("editing a thing: the form opens filled in, and saving shows the flash", as
   expect(consoleErrors).toEqual([]);
 });
 
-test("the API's 422 shows beside its field, and its 409 above the form, keeping what was typed", async ({
+test("the API's 422 shows beside its field; after its 409 the form holds the latest data", async ({
   page,
   things,
 }) => {
@@ -99,19 +105,53 @@ test("the API's 422 shows beside its field, and its 409 above the form, keeping 
   await expect(field(page, "Name")).toHaveValue("Birch");
   await expect(page).toHaveURL(/\/things\/3\/edit$/);
 
-  // Someone else saves the thing meanwhile.
-  things.things.set("3", { ...things.things.get("3")!, version: 2 });
+  // Someone else saves the thing meanwhile: what was typed must not go out again over it.
+  const theirs = {
+    ...things.things.get("3")!,
+    colour: "red" as const,
+    featured: false,
+    version: 2,
+  };
+  things.things.set("3", theirs);
   await field(page, "Name").fill("Cedar the second");
+  await field(page, "Colour").selectOption("Green");
   await page.getByRole("button", { name: "Save changes" }).click();
 
-  await expect(getAlerts(page)).toContainText("Someone else changed this thing while you were editing it");
+  await expect(getAlerts(page)).toContainText("The form now shows the latest version.");
   await expect(getAlerts(page)).toBeFocused();
-  await expect(field(page, "Name")).toHaveValue("Cedar the second");
+  await expect(field(page, "Name")).toHaveValue("Cedar");
+  await expect(field(page, "Colour")).toHaveValue("red");
+  await expect(field(page, "Featured")).not.toBeChecked();
   await expect(field(page, "Name")).not.toHaveAttribute("aria-invalid");
-  expect(things.things.get("3")!.name).toBe("Cedar");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("status")).toHaveText("Your changes to Cedar were saved.");
+  expect(things.things.get("3")).toMatchObject({ name: "Cedar", colour: "red", version: 3 });
 });
 
-test("while a form is on its way its button says so, and a failed write shows the catalogue's page", async ({
+// The toolkit's controls, one of each kind (tests/support/fault-routes/controls.tsx): after a post
+// that comes back to the page, by a redirect or a message, each shows what was saved.
+test("every kind of control shows the saved data after a post that comes back", async ({
+  page,
+}) => {
+  await page.goto("/faults/controls");
+  for (const [button, done, name, size, colour, urgent] of [
+    ["Save and reload", "Saved and reloaded.", "Second", "large", "blue", true],
+    ["Save here", "Saved here.", "Third", "small", "red", false],
+  ] as const) {
+    await field(page, "Name").fill(name);
+    await field(page, "Size").selectOption(size);
+    await page.getByRole("radio", { name: colour }).check();
+    await field(page, "Urgent").setChecked(urgent);
+    await page.getByRole("button", { name: button }).click();
+    await expect(page.getByRole("status").filter({ hasText: done })).toBeVisible();
+    await expect(field(page, "Name")).toHaveValue(name);
+    await expect(field(page, "Size")).toHaveValue(size);
+    await expect(page.getByRole("radio", { name: colour })).toBeChecked();
+    await expect(field(page, "Urgent")).toBeChecked({ checked: urgent });
+  }
+});
+
+test("a form on its way says so on its button; a failed write shows the catalogue's page", async ({
   page,
   things,
   javaScriptEnabled,
@@ -121,7 +161,10 @@ test("while a form is on its way its button says so, and a failed write shows th
   const saving = page.click("button:text('Save changes')");
   await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
-    await expect(page.getByRole("button", { name: "Saving…" })).toHaveAttribute("aria-disabled", "true");
+    await expect(page.getByRole("button", { name: "Saving…" })).toHaveAttribute(
+      "aria-disabled",
+      "true",
+    );
   }
   held.release();
   await saving;

@@ -25,7 +25,7 @@ describe("the reference feature's guarded write", () => {
     expect(callback.headers.get("location")).toBe("/things/1/feature");
     const guarded = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(guarded.status).toBe(200);
-    expect(parseHtml(await guarded.text()).querySelector("h1")?.textContent).toBe("Feature Anchor?");
+    expect(parseHtml(await guarded.text()).querySelector("h1")?.textContent).toBe("Feature Anchor");
   });
 
   it("answers a signed-out write 401 with the catalogue page", async () => {

@@ -1,11 +1,24 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSuiteSignInApp } from "../support/oidc-app";
+import { Browser, signInThroughProvider } from "../support/oidc-browser";
 import { startReferenceAppServer } from "../support/reference-app";
 import { startSuiteServer, type RunningServer } from "../support/server";
+import { createThingsApi } from "../support/things-api";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
 
 const KB = 1024;
-const BUDGET = { javascriptGzip: 110 * KB, cssGzip: 10 * KB, html: 15 * KB };
+// Where each number comes from (figures in docs/performance.md); raise one only with its reason.
+const BUDGET = {
+  // React and Remix are 82.7 KB of every page and a form page is 101 KB: a tenth more is left
+  // for a screen's own code.
+  javascriptGzip: 110 * KB,
+  // The three stylesheets are 1.7 KB; a product's own styles get the rest of 10 KB.
+  cssGzip: 10 * KB,
+  // What TCP's first round trip carries (an initial window of 10 segments, RFC 6928), so that the
+  // document's first screen never waits on a second one; pages are sent compressed.
+  htmlGzip: 14 * KB,
+};
 
 type ManifestRoute = {
   parentId?: string;
@@ -15,11 +28,15 @@ type ManifestRoute = {
   imports?: string[];
 };
 
-type Manifest = { entry: { module: string; imports?: string[] }; routes: Record<string, ManifestRoute> };
+type Manifest = {
+  entry: { module: string; imports?: string[] };
+  routes: Record<string, ManifestRoute>;
+};
 
-/** What a page makes the browser load: its scripts (preloads and module imports) and stylesheets. */
-async function getPageResources(server: RunningServer, path: string, init?: RequestInit) {
-  const response = await fetch(`${server.url}${path}`, { ...init, redirect: "manual" });
+/** What a page makes the browser load: its scripts (preloads and imports) and stylesheets. */
+async function getPageResources(server: RunningServer, path: string, init: RequestInit = {}) {
+  const headers = { ...init.headers, cookie: cookies.get(server) ?? "" };
+  const response = await fetch(`${server.url}${path}`, { ...init, headers, redirect: "manual" });
   const contentType = response.headers.get("content-type") ?? "";
   const html = await response.text();
   const scripts = new Set([
@@ -27,9 +44,14 @@ async function getPageResources(server: RunningServer, path: string, init?: Requ
     ...[...html.matchAll(/<script[^>]* src="([^"]+)"/g)].map((m) => m[1]!),
     ...[...html.matchAll(/import (?:\* as \w+ from )?"(\/build\/[^"]+)"/g)].map((m) => m[1]!),
   ]);
-  const stylesheets = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
+  const stylesheets = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map(
+    (m) => m[1]!,
+  );
   return { contentType, status: response.status, html, scripts: [...scripts], stylesheets };
 }
+
+// A signed-in visitor's cookies, by the server that set them.
+const cookies = new Map<RunningServer, string>();
 
 async function download(server: RunningServer, url: string) {
   const response = await fetch(`${server.url}${url}`);
@@ -47,10 +69,12 @@ async function getManifest(server: RunningServer): Promise<Manifest> {
   const { html } = await getPageResources(server, "/");
   const manifestUrl = /"url":\s*"(\/build\/manifest-\w+\.js)"/.exec(html)?.[1];
   const source = (await download(server, manifestUrl!)).toString("utf8");
-  return JSON.parse(source.replace(/^window\.__remixManifest=/, "").replace(/;\s*$/, "")) as Manifest;
+  return JSON.parse(
+    source.replace(/^window\.__remixManifest=/, "").replace(/;\s*$/, ""),
+  ) as Manifest;
 }
 
-/** Every script a route's page can load: the entry, then each route from the root down, with their imports. */
+/** Every script a route's page can load: the entry, then each route from the root down. */
 function getRouteScripts(manifest: Manifest, routeId: string) {
   const scripts = new Set([manifest.entry.module, ...(manifest.entry.imports ?? [])]);
   for (let id: string | undefined = routeId; id; id = manifest.routes[id]?.parentId) {
@@ -65,7 +89,7 @@ const kilobytes = (bytes: number) => `${(bytes / KB).toFixed(1)} KB`;
 // A value for each dynamic segment of a route's path, so that every route's page can be asked for.
 const SAMPLE_PARAMS: Record<string, string> = { id: "3", "*": "no/such/page" };
 
-/** The address of a route's page: its path and its parents', with sample values for the segments. */
+/** The address of a route's page: its path and its parents', with sample values in them. */
 function getRouteAddress(manifest: Manifest, routeId: string) {
   const segments: string[] = [];
   for (let id: string | undefined = routeId; id; id = manifest.routes[id]?.parentId) {
@@ -87,14 +111,19 @@ function getRouteAddress(manifest: Manifest, routeId: string) {
 
 /** Measures one page as the server sends it: HTML, and the CSS and JavaScript it loads, gzipped. */
 async function measurePage(server: RunningServer, label: string, path: string, init?: RequestInit) {
-  const { contentType, status, html, scripts, stylesheets } = await getPageResources(server, path, init);
-  if (!contentType.startsWith("text/html")) return `${status} ${contentType}, not a page`;
-  const [javascript, css] = [await gzippedSize(server, scripts), await gzippedSize(server, stylesheets)];
-  expect(stylesheets.length, label).toBeGreaterThan(0);
+  const page = await getPageResources(server, path, init);
+  if (!page.contentType.startsWith("text/html"))
+    return `${page.status} ${page.contentType}, no page`;
+  const javascript = await gzippedSize(server, page.scripts);
+  const css = await gzippedSize(server, page.stylesheets);
+  const html = gzipSync(page.html).length;
+  expect(page.stylesheets.length, label).toBeGreaterThan(0);
   expect(css, label).toBeLessThanOrEqual(BUDGET.cssGzip);
-  expect(Buffer.byteLength(html), label).toBeLessThanOrEqual(BUDGET.html);
+  expect(html, label).toBeLessThanOrEqual(BUDGET.htmlGzip);
   expect(javascript, label).toBeLessThanOrEqual(BUDGET.javascriptGzip);
-  return `HTML ${kilobytes(Buffer.byteLength(html))}, CSS ${kilobytes(css)}, JavaScript ${kilobytes(javascript)}`;
+  const raw = kilobytes(Buffer.byteLength(page.html));
+  const [gzipped, js] = [kilobytes(html), kilobytes(javascript)];
+  return `HTML ${raw} (${gzipped} gzipped), CSS ${kilobytes(css)}, JS ${js}`;
 }
 
 /**
@@ -110,7 +139,7 @@ function describeBudgets(
   const getRouteIds = (manifest: Manifest) =>
     Object.keys(manifest.routes).filter((routeId) => !skip || !routeId.startsWith(skip));
 
-  it(`every route loads at most ${BUDGET.javascriptGzip / KB} KB of JavaScript, gzipped`, async () => {
+  it(`every route loads at most ${BUDGET.javascriptGzip / KB} KB of JavaScript`, async () => {
     const manifest = await getManifest(server);
     const sizes: Record<string, string> = {};
     const bytes: Record<string, number> = {};
@@ -124,7 +153,7 @@ function describeBudgets(
     }
   });
 
-  it(`every route's page sends at most ${BUDGET.html / KB} KB of HTML and ${BUDGET.cssGzip / KB} KB of CSS, gzipped, within the JavaScript budget`, async () => {
+  it("every route's page, and each an action answers with, within all three budgets", async () => {
     const manifest = await getManifest(server);
     const sizes: Record<string, string> = {};
     for (const routeId of getRouteIds(manifest)) {
@@ -132,12 +161,8 @@ function describeBudgets(
       sizes[`${routeId} (GET ${path})`] = await measurePage(server, routeId, path);
     }
     for (const { path, body } of posts) {
-      sizes[`POST ${path} ${body.length > 60 ? `${body.slice(0, 60)}…` : body}`] = await measurePage(
-        server,
-        `POST ${path}`,
-        path,
-        formPost(body),
-      );
+      sizes[`POST ${path} ${body.length > 60 ? `${body.slice(0, 60)}…` : body}`] =
+        await measurePage(server, `POST ${path}`, path, formPost(body));
     }
     console.log("Served pages:", sizes);
   });
@@ -150,23 +175,31 @@ const formPost = (body: string): RequestInit => ({
 });
 
 describe("the shipped app's budgets, as served by the production build", () => {
-  // An API that knows nothing: a page that makes a call is measured as the catalogue page it then shows.
+  // An API that knows nothing: a page that makes a call is measured as the catalogue page it shows.
   let upstream: Upstream;
   beforeAll(async () => {
     upstream = await startUpstream();
     upstream.handle((_req, res) => sendJson(res, 404, {}));
   });
   afterAll(() => upstream?.close());
-  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { expectedStatuses: [502] });
+  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), {
+    expectedStatuses: [502],
+  });
 
-  describeBudgets(server, { posts: [{ path: "/preferences/theme", body: "theme=purple&redirectTo=%2F" }] });
+  describeBudgets(server, {
+    posts: [{ path: "/preferences/theme", body: "theme=purple&redirectTo=%2F" }],
+  });
 
-  it("the home page carries no form toolkit and no Zod: the theme control validates on the server", async () => {
+  it("the home page carries no form toolkit and no Zod: the theme form posts plainly", async () => {
     const { scripts } = await getPageResources(server, "/");
     expect(scripts.length).toBeGreaterThan(0);
     for (const url of scripts) {
       const source = (await download(server, url)).toString("utf8");
-      expect({ url, toolkit: source.includes("__form__"), zod: source.includes("$ZodType") }).toEqual({
+      expect({
+        url,
+        toolkit: source.includes("__form__"),
+        zod: source.includes("$ZodType"),
+      }).toEqual({
         url,
         toolkit: false,
         zod: false,
@@ -174,7 +207,7 @@ describe("the shipped app's budgets, as served by the production build", () => {
     }
   });
 
-  it("a route that opts out of hydration ships no script at all, while hydrated pages do", async () => {
+  it("a route that opts out of hydration ships no script, while hydrated pages do", async () => {
     const optedOut = await getPageResources(server, "/preferences/theme");
     expect(optedOut.html).toContain("Not allowed here");
     expect(optedOut.html).not.toContain("<script");
@@ -183,7 +216,10 @@ describe("the shipped app's budgets, as served by the production build", () => {
   });
 
   it("still renders the rejected theme form with its error, scriptless", async () => {
-    const response = await fetch(`${server.url}/preferences/theme`, formPost("theme=purple&redirectTo=%2F"));
+    const response = await fetch(
+      `${server.url}/preferences/theme`,
+      formPost("theme=purple&redirectTo=%2F"),
+    );
     expect(response.status).toBe(400);
     const html = await response.text();
     expect(html).toContain("Choose System, Light or Dark.");
@@ -191,35 +227,55 @@ describe("the shipped app's budgets, as served by the production build", () => {
   });
 });
 
+// The pages an action answers with: a form's errors, a row's, a 409's.
+const REFERENCE_POSTS = [
+  { path: "/things/new", body: "name=+&quantity=x&colour=&notes=" },
+  {
+    path: "/things/3/edit",
+    body: `name=${"n".repeat(61)}&quantity=x&colour=&notes=${"n".repeat(501)}&version=0`,
+  },
+  { path: "/things/3?q=e", body: `__form__=thing-actions&intent=comment&text=${"c".repeat(501)}` },
+  { path: "/things/3?q=e", body: "__form__=thing-actions&intent=status&status=archived&version=0" },
+  { path: "/things/stock", body: "__form__=stock-3&intent=update&id=3&version=1&quantity=x" },
+  { path: "/things/stock", body: "__form__=stock-3&intent=update&id=3&version=0&quantity=5" },
+];
+
 describe("the reference feature's budgets (tests/fixtures/reference-app)", () => {
   const { server } = startReferenceAppServer();
 
-  // The fault routes exist only for the failure tests (one stops the process on purpose).
-  describeBudgets(server, {
-    skip: "faults/",
-    posts: [
-      { path: "/things/new", body: "name=+&quantity=x&colour=&notes=" },
-      {
-        path: "/things/3/edit",
-        body: `name=${"n".repeat(61)}&quantity=x&colour=&notes=${"n".repeat(501)}&version=0`,
-      },
-      { path: "/things/3?q=e", body: `__form__=thing-actions&intent=comment&text=${"c".repeat(501)}` },
-      { path: "/things/3?q=e", body: "__form__=thing-actions&intent=status&status=archived&version=0" },
-      { path: "/things/stock", body: "__form__=stock-3&intent=update&id=3&version=1&quantity=x" },
-      { path: "/things/stock", body: "__form__=stock-3&intent=update&id=3&version=0&quantity=5" },
-    ],
-  });
-
-  it("a page whose only control is a button (the delete confirmation) ships no validation library", async () => {
-    const { scripts } = await getPageResources(server, "/things/3/delete");
-    const sources = await Promise.all(scripts.map(async (url) => (await download(server, url)).toString()));
-    expect(sources.filter((source) => source.includes("$ZodType"))).toEqual([]);
-  });
+  // The fault routes exist only for the tests (one stops the process on purpose).
+  describeBudgets(server, { skip: "faults/", posts: REFERENCE_POSTS });
 
   it("its form pages validate with Zod Mini, and no classic Zod reaches the browser", async () => {
     const { scripts } = await getPageResources(server, "/things/new");
-    const sources = await Promise.all(scripts.map(async (url) => (await download(server, url)).toString()));
+    const sources = await Promise.all(
+      scripts.map(async (url) => (await download(server, url)).toString()),
+    );
     expect(sources.some((source) => source.includes('"ZodMiniObject"'))).toBe(true);
     expect(sources.filter((source) => /"Zod(Object|String|Number)"/.test(source))).toEqual([]);
+  });
+});
+
+// Signed in, the layout names the visitor and offers to sign out, and guarded pages render.
+describe("the reference feature's budgets, signed in (tests/support/oidc-app.ts)", () => {
+  const suite = startSuiteSignInApp({ referenceApp: true });
+  const server = {} as RunningServer;
+  beforeAll(async () => {
+    suite.upstream.handle(createThingsApi().handle);
+    const browser = new Browser();
+    expect((await signInThroughProvider(browser, suite.app.url, "ada")).status).toBe(303);
+    Object.assign(server, suite.app);
+    cookies.set(server, browser.jar(suite.app.url).header);
+  });
+
+  describeBudgets(server, { skip: "faults/", posts: REFERENCE_POSTS });
+
+  it("a page whose only control is a button (featuring a thing) ships no validator", async () => {
+    const page = await getPageResources(server, "/things/3/feature");
+    expect(page.html).toContain("Ada Lovelace");
+    const sources = await Promise.all(
+      page.scripts.map(async (url) => (await download(server, url)).toString()),
+    );
+    expect(sources.filter((source) => source.includes("$ZodType"))).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
-import { startSuiteServer } from "../support/server";
+import { projectRoot, startSuiteServer } from "../support/server";
 
 // `node build/server.js` with no NODE_ENV is production: the server sets it before anything that
 // reads it loads. React's development build renders pages several times slower.
@@ -9,8 +11,34 @@ describe("a server started without NODE_ENV", () => {
 
   it("renders with React's production build", async () => {
     expect((await fetch(server.url)).status).toBe(200);
-    const reactFiles = (await readLoadedModules(server)).filter((file) => file.includes("/react-dom/"));
+    const reactFiles = (await readLoadedModules(server)).filter((file) =>
+      file.includes("/react-dom/"),
+    );
     expect(reactFiles).toContainEqual(expect.stringMatching(/react-dom-server\.node\.production/));
     expect(reactFiles.filter((file) => file.includes("development"))).toEqual([]);
+  });
+});
+
+// The server takes the app's configuration, logger and call outcomes from the Remix build
+// (server/process/build.ts): a module in both bundles would be two modules at run time.
+describe("the server's own bundle (npm run build:server)", () => {
+  const KEEPING_NOTHING = [
+    "app/components/error-boundary.tsx",
+    "app/lib/constants.ts",
+    "app/lib/errors.ts",
+    "app/lib/redis.server.ts",
+  ];
+
+  it("holds only app/ modules that keep no state: the others are loaded once, in the build", () => {
+    const output = path.join(projectRoot, "build");
+    const files = [
+      path.join(output, "server.js"),
+      ...readdirSync(path.join(output, "server")).map((file) => path.join(output, "server", file)),
+    ];
+    const bundled = files.flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/^\/\/ (app\/\S+)$/gm)].map((match) => match[1]!),
+    );
+    expect(bundled).toContain("app/lib/errors.ts");
+    expect(bundled.filter((module) => !KEEPING_NOTHING.includes(module))).toEqual([]);
   });
 });

@@ -21,26 +21,33 @@ afterAll(async () => {
 });
 
 describe("/readyz", () => {
-  it.each([200, 401, 404])("is ready when the upstream answers its health path with %i", async (status) => {
-    upstream.handle((_req, res) => res.writeHead(status).end());
-    const response = await fetch(`${server.url}/readyz`, { headers: { "x-request-id": "ready-1" } });
-    expect(response.status).toBe(200);
-    expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toEqual({ status: "ok", upstream: "ok" });
-    expect(upstream.received).toMatchObject([{ method: "GET", url: "/api/health" }]);
-    expect(upstream.received[0]!.headers["x-request-id"]).toBe("ready-1");
-  });
+  it.each([200, 204, 401, 403, 404, 405])(
+    "is ready when the upstream answers its health path with %i",
+    async (status) => {
+      upstream.handle((_req, res) => res.writeHead(status).end());
+      const response = await fetch(`${server.url}/readyz`, {
+        headers: { "x-request-id": "ready-1" },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(await response.json()).toEqual({ status: "ok", upstream: "ok" });
+      expect(upstream.received).toMatchObject([{ method: "GET", url: "/api/health" }]);
+      expect(upstream.received[0]!.headers["x-request-id"]).toBe("ready-1");
+    },
+  );
 
-  it.each([500, 503])("is not ready when the upstream answers %i", async (status) => {
+  // Asked as every call is (callApi): a 503 is retried, a 500 is a bad answer.
+  it.each([
+    [500, "UPSTREAM_BAD_RESPONSE"],
+    [503, "UPSTREAM_UNAVAILABLE"],
+    [302, "UPSTREAM_BAD_RESPONSE"],
+  ] as const)("is not ready when the upstream answers %i", async (status, code) => {
     upstream.handle((_req, res) => res.writeHead(status).end());
     const response = await fetch(`${server.url}/readyz`);
     expect(response.status).toBe(503);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toEqual({
-      status: "unavailable",
-      upstream: errorCatalogue.UPSTREAM_UNAVAILABLE.title,
-      code: "UPSTREAM_UNAVAILABLE",
-    });
+    const upstreamTitle = errorCatalogue[code].title;
+    expect(await response.json()).toEqual({ status: "unavailable", upstream: upstreamTitle, code });
   });
 
   it("is not ready when the upstream does not answer within API_TIMEOUT_MS", async () => {
@@ -51,7 +58,10 @@ describe("/readyz", () => {
     const closed = upstream.nextAbort();
     const response = await fetch(`${server.url}/readyz`);
     expect(response.status).toBe(503);
-    expect(await response.json()).toMatchObject({ status: "unavailable", code: "UPSTREAM_TIMEOUT" });
+    expect(await response.json()).toMatchObject({
+      status: "unavailable",
+      code: "UPSTREAM_TIMEOUT",
+    });
     await closed;
   });
 
@@ -63,11 +73,16 @@ describe("/readyz", () => {
   });
 
   it("is not ready when the upstream refuses connections", async () => {
-    const refused = await startServer({ API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` });
+    const refused = await startServer({
+      API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}`,
+    });
     try {
       const response = await fetch(`${refused.url}/readyz`);
       expect(response.status).toBe(503);
-      expect(await response.json()).toMatchObject({ status: "unavailable", code: "UPSTREAM_UNAVAILABLE" });
+      expect(await response.json()).toMatchObject({
+        status: "unavailable",
+        code: "UPSTREAM_UNAVAILABLE",
+      });
     } finally {
       await refused.stop();
     }

@@ -185,7 +185,7 @@ describe("caching", () => {
 describe("with an https ORIGIN", () => {
   const secure = startSuiteServer({ ORIGIN: "https://app.example" });
 
-  it("marks both cookies Secure", async () => {
+  it("marks both cookies Secure, with the __Host- prefix", async () => {
     // As it arrives through the https proxy in front: Host and Origin are the public ones.
     const body = "theme=dark&redirectTo=%2F";
     const { status, raw } = await sendRaw(
@@ -203,7 +203,7 @@ describe("with an https ORIGIN", () => {
       ].join("\r\n"),
     );
     expect(status).toBe(303);
-    expect(raw).toMatch(/\r\nset-cookie: theme=[^\r]*; Secure[;\r]/i);
-    expect(raw).toMatch(/\r\nset-cookie: flash=[^\r]*; Secure[;\r]/i);
+    expect(raw).toMatch(/\r\nset-cookie: __Host-theme=[^\r]*; Path=\/;[^\r]*; Secure[;\r]/i);
+    expect(raw).toMatch(/\r\nset-cookie: __Host-flash=[^\r]*; Path=\/;[^\r]*; Secure[;\r]/i);
   });
 });

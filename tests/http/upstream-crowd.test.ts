@@ -2,7 +2,7 @@ import http from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
-import { startDeadline } from "~/api/client.server";
+import { startDeadline } from "~/api/send-request.server";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
 import { getLogLines, startSuiteServer, type RunningServer } from "../support/server";

@@ -43,7 +43,10 @@ describe("security headers", () => {
     const response = await sendRaw(server.port, "BREW / HTTP/1.1\r\nHost: x\r\n\r\n");
     expect(response.status).toBe(400);
     expect(response.headers["content-security-policy"]).toContain("default-src 'none'");
+    // Helmet's, as on every other answer.
     expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    expect(response.headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+    expect(response.headers["cross-origin-opener-policy"]).toBe("same-origin");
     expect(response.headers.connection).toBe("close");
   });
 

@@ -1,6 +1,14 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -79,17 +87,20 @@ function assembleReferenceApp() {
   const app = path.join(referenceAppBuild, "app");
   rmSync(app, { recursive: true, force: true });
   cpSync(path.join(projectRoot, "app"), app, { recursive: true });
-  cpSync(path.join(fixtureApp, "app"), app, { recursive: true });
-  cpSync(path.join(projectRoot, "tests/support/fault-routes"), path.join(app, "fault-routes"), {
-    recursive: true,
-  });
+  // Added beside the app's files, never over one: the feature is what a project would add.
+  const besideApp = { recursive: true, force: false, errorOnExist: true };
+  cpSync(path.join(fixtureApp, "app"), app, besideApp);
+  const faultRoutes = path.join(projectRoot, "tests/support/fault-routes");
+  cpSync(faultRoutes, path.join(app, "fault-routes"), besideApp);
   cpSync(path.join(fixtureApp, "package.json"), path.join(referenceAppBuild, "package.json"));
   const config = pathToFileURL(path.join(fixtureApp, "remix.config.js")).href;
   writeFileSync(
     path.join(referenceAppBuild, "remix.config.js"),
     `export { default } from ${JSON.stringify(config)};\n`,
   );
-  const tsconfig = { compilerOptions: { jsx: "react-jsx", baseUrl: ".", paths: { "~/*": ["./app/*"] } } };
+  const tsconfig = {
+    compilerOptions: { jsx: "react-jsx", baseUrl: ".", paths: { "~/*": ["./app/*"] } },
+  };
   writeFileSync(path.join(referenceAppBuild, "tsconfig.json"), JSON.stringify(tsconfig));
 }
 
@@ -100,7 +111,11 @@ function hashSources() {
     if (statSync(file).isDirectory()) {
       for (const name of readdirSync(file).sort()) visit(path.join(file, name));
     } else {
-      hash.update(path.relative(projectRoot, file)).update("\0").update(readFileSync(file)).update("\0");
+      hash
+        .update(path.relative(projectRoot, file))
+        .update("\0")
+        .update(readFileSync(file))
+        .update("\0");
     }
   };
   for (const source of SOURCES) visit(path.join(projectRoot, source));
@@ -142,7 +157,7 @@ export async function expectCataloguePage(response: Response, code: ErrorCode) {
 
 /**
  * For a suite that only reads and posts: the fixture app's production server against one things
- * API, fresh for the suite, both started in its `beforeAll`. `getUpstream()` gives what it received.
+ * API, fresh for the suite, both started in its `beforeAll`; `getUpstream()` gives what it got.
  */
 export function startReferenceAppServer() {
   let upstream: Upstream;
@@ -152,6 +167,8 @@ export function startReferenceAppServer() {
     upstream.handle(createThingsApi().handle);
   });
   afterAll(() => upstream?.close());
-  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), { cwd: referenceAppBuild });
+  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), {
+    cwd: referenceAppBuild,
+  });
   return { server, getUpstream: () => upstream };
 }

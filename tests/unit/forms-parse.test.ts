@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z as classic } from "zod";
 import * as z from "zod/mini";
 import type { $ZodType } from "zod/v4/core";
-import { parseSearchParams, submitForm } from "~/forms/index.server";
+import { getFieldAllowance, parseSearchParams, submitForm } from "~/forms/index.server";
 import { checkPayload, toPayload } from "~/forms/parse";
-import { getFieldAllowance } from "~/forms/read-post.server";
 
 const Node: classic.ZodType<{ name: string; children?: unknown[] }> = classic.lazy(() =>
   classic.object({ name: classic.string(), children: classic.array(Node).max(3).optional() }),

@@ -5,9 +5,9 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { UpstreamFormErrors } from "~/api/client.server";
-import { ErrorSummary, PageMessage, SubmitButton, TextField, useValidatedForm, ValidatedForm } from "~/forms";
-import { submitForm, submitIntent } from "~/forms/index.server";
+import { ErrorSummary, PageMessage, useValidatedForm, ValidatedForm } from "~/forms";
+import { SubmitButton, TextField } from "~/forms/fields";
+import { FormRefusal, submitForm, submitIntent } from "~/forms/index.server";
 import { errorCatalogue } from "~/lib/errors";
 
 // A fixture page with two actions, each its own form; no product behaviour.
@@ -16,7 +16,7 @@ const RenameFormSchema = z.object({ text: z.string({ error: "Enter a name." }) }
 
 const received: string[] = [];
 let holdRename: Promise<void> | null = null;
-let refuseRename: UpstreamFormErrors | null = null;
+let refuseRename: FormRefusal | null = null;
 
 async function action({ request }: ActionFunctionArgs) {
   return submitIntent(request, {
@@ -110,14 +110,13 @@ describe("a page with two actions", () => {
     await user.click(await screen.findByRole("button", { name: "Add note" }));
     const notes = screen.getByRole("region", { name: "Note form" });
     expect(within(notes).getByRole("alert").textContent).toContain("Enter a note.");
-    expect(within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert")).toBeNull();
+    expect(
+      within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert"),
+    ).toBeNull();
   });
 
-  it("shows the API's answer to one action's field on its form only, keeping what was typed in both", async () => {
-    refuseRename = new UpstreamFormErrors(422, {
-      formErrors: [],
-      fieldErrors: { text: ["Taken meanwhile."] },
-    });
+  it("shows the API's answer on its form only, keeping what was typed in both", async () => {
+    refuseRename = new FormRefusal(422, { text: ["Taken meanwhile."] });
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
     await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
@@ -125,7 +124,9 @@ describe("a page with two actions", () => {
 
     const rename = screen.getByRole("region", { name: "Name form" });
     expect((await within(rename).findByRole("alert")).textContent).toContain("Taken meanwhile.");
-    expect(within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert")).toBeNull();
+    expect(
+      within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert"),
+    ).toBeNull();
     expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
     expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
     expect(received).toEqual([]);
@@ -140,7 +141,9 @@ describe("a page with two actions", () => {
 
     const pending = await screen.findByRole("button", { name: "Renaming…" });
     expect(pending.getAttribute("aria-disabled")).toBe("true");
-    expect(screen.getByRole("button", { name: "Add note" }).hasAttribute("aria-disabled")).toBe(false);
+    expect(screen.getByRole("button", { name: "Add note" }).hasAttribute("aria-disabled")).toBe(
+      false,
+    );
     release();
     expect(await screen.findByRole("button", { name: "Rename" })).toBeTruthy();
     expect(received).toEqual(["rename: Ada"]);
@@ -185,7 +188,7 @@ function ArticleForm() {
 }
 
 describe("one form with two buttons", () => {
-  it("posts the intent of the button used, says pending on it only, and checks the form's fields for both", async () => {
+  it("posts the intent of the button used, pending on it alone, checking the fields", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const RemixStub = createRemixStub([
@@ -217,26 +220,40 @@ describe("one form with two buttons", () => {
   });
 });
 
-describe("a refusal about the whole page", () => {
-  it("shows in the page message in its own words, not on the form, keeping what was typed in both forms", async () => {
-    refuseRename = new UpstreamFormErrors(409, { formErrors: ["Renamed meanwhile."], fieldErrors: {} });
-    const user = renderPage();
-    await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
-    await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
-    await user.click(screen.getByRole("button", { name: "Rename" }));
+describe("a refusal that names no field", () => {
+  it.each([
+    [409, errorCatalogue.NOT_CHANGED.title, ""],
+    [403, errorCatalogue.FORBIDDEN.title, "Ada"],
+  ])(
+    "%i shows on the form that posted; after a conflict the form shows the page's data",
+    async (status, title, nameAfter) => {
+      refuseRename = new FormRefusal(status, { "": ["Not now."] });
+      const user = renderPage();
+      await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
+      await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
+      await user.click(screen.getByRole("button", { name: "Rename" }));
 
-    const message = await screen.findByRole("alert");
-    expect(within(message).getByRole("heading").textContent).toBe(errorCatalogue.NOT_CHANGED.title);
-    expect(message.textContent).toContain("Renamed meanwhile.");
-    expect(document.activeElement).toBe(message);
-    expect(within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert")).toBeNull();
-    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
-    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
-  });
+      const rename = screen.getByRole("region", { name: "Name form" });
+      const message = await within(rename).findByRole("alert");
+      expect(within(message).getByRole("heading").textContent).toBe(title);
+      expect(message.textContent).toContain("Not now.");
+      expect(document.activeElement).toBe(message);
+      expect(
+        within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert"),
+      ).toBeNull();
+      expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
+      await expect
+        .poll(() => (screen.getByRole("textbox", { name: "Name" }) as HTMLInputElement).value)
+        .toBe(nameAfter);
+    },
+  );
 });
 
 // A form on every row: the rows share their intents, and each posts its own id.
-const RowFormSchema = z.object({ id: z.string(), quantity: z.int({ error: "Enter a whole number." }) });
+const RowFormSchema = z.object({
+  id: z.string(),
+  quantity: z.int({ error: "Enter a whole number." }),
+});
 const RemoveFormSchema = z.object({ id: z.string() });
 
 function Row({ id }: { id: string }) {
@@ -279,11 +296,7 @@ function renderRows() {
             schema: RowFormSchema,
             async submit({ id, quantity }) {
               await holdRename;
-              if (quantity > 100)
-                throw new UpstreamFormErrors(422, {
-                  formErrors: [],
-                  fieldErrors: { quantity: ["Too many."] },
-                });
+              if (quantity > 100) throw new FormRefusal(422, { quantity: ["Too many."] });
               received.push(`update ${id}: ${quantity}`);
               return { redirectTo: "/" };
             },
@@ -305,12 +318,14 @@ function renderRows() {
 const row = (id: string) => screen.getByRole("listitem", { name: `Row ${id}` });
 
 describe("a form on every row", () => {
-  it("shows the browser's and the action's errors on the row that posted, and only there", async () => {
+  it("shows the browser's and the action's errors on the row that posted, only there", async () => {
     const user = renderRows();
     await user.clear(await screen.findByRole("textbox", { name: "Quantity 2" }));
     await user.type(screen.getByRole("textbox", { name: "Quantity 2" }), "lots");
     await user.click(screen.getByRole("button", { name: "Update 2" }));
-    expect((await within(row("2")).findByRole("alert")).textContent).toContain("Enter a whole number.");
+    expect((await within(row("2")).findByRole("alert")).textContent).toContain(
+      "Enter a whole number.",
+    );
     expect(screen.getAllByRole("alert")).toHaveLength(1);
 
     await user.clear(screen.getByRole("textbox", { name: "Quantity 3" }));
@@ -322,7 +337,7 @@ describe("a form on every row", () => {
     expect(received).toEqual([]);
   });
 
-  it("checks only the fields of the button's intent: a row is removed whatever its quantity says", async () => {
+  it("checks only the fields of the button's intent: a row goes, any quantity typed", async () => {
     const user = renderRows();
     await user.clear(await screen.findByRole("textbox", { name: "Quantity 1" }));
     await user.type(screen.getByRole("textbox", { name: "Quantity 1" }), "lots");
@@ -331,7 +346,7 @@ describe("a form on every row", () => {
     expect(screen.queryAllByRole("alert")).toEqual([]);
   });
 
-  it("says pending on the button that posted only, not on the other rows' same buttons", async () => {
+  it("says pending on the button that posted only, not on other rows' same buttons", async () => {
     let release!: () => void;
     holdRename = new Promise((resolve) => (release = resolve));
     const user = renderRows();
@@ -359,7 +374,10 @@ function OrderPage() {
   return (
     <>
       <PageMessage />
-      <ErrorSummary form={form} fields={[form.field("1.quantity"), form.field("2.quantity"), fields.note]} />
+      <ErrorSummary
+        form={form}
+        fields={[form.field("1.quantity"), form.field("2.quantity"), fields.note]}
+      />
       <ValidatedForm form={form}>
         {["1", "2"].map((line) => (
           <div key={line}>
@@ -407,9 +425,11 @@ function renderOrder() {
 }
 
 describe("one form whose buttons name a row", () => {
-  it("checks the row of the button used, and keeps what was typed elsewhere when it is done", async () => {
+  it("checks the row of the button used, and keeps what was typed elsewhere", async () => {
     const user = renderOrder();
-    const [first, second] = [1, 2].map((line) => screen.getByRole("textbox", { name: `Quantity ${line}` }));
+    const [first, second] = [1, 2].map((line) =>
+      screen.getByRole("textbox", { name: `Quantity ${line}` }),
+    );
     await user.clear(first!);
     await user.type(first!, "half typed");
     await user.type(screen.getByRole("textbox", { name: "Note" }), "Leave at the door");
@@ -430,7 +450,10 @@ describe("one form whose buttons name a row", () => {
     expect((await screen.findByRole("status")).textContent).toBe("Line 2 updated.");
     expect(received).toEqual(["line 2: 25"]);
     expect(first).toHaveProperty("value", "half typed");
-    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Leave at the door");
+    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty(
+      "value",
+      "Leave at the door",
+    );
     expect(screen.queryByRole("alert")).toBeNull();
   });
 });

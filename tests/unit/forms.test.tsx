@@ -5,18 +5,10 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { UpstreamFormErrors } from "~/api/client.server";
-import {
-  CheckboxField,
-  ErrorSummary,
-  RadioGroupField,
-  SelectField,
-  TextareaField,
-  TextField,
-  useValidatedForm,
-  ValidatedForm,
-} from "~/forms";
-import { submitForm } from "~/forms/index.server";
+import { ErrorSummary, useValidatedForm, ValidatedForm } from "~/forms";
+import { CheckboxField, RadioGroupField, SelectField } from "~/forms/fields";
+import { TextareaField, TextField } from "~/forms/fields";
+import { FormRefusal, submitForm } from "~/forms/index.server";
 
 // A fixture form with one field of each kind; no product behaviour.
 const FixtureFormSchema = z.object({
@@ -41,7 +33,7 @@ const COLOURS = [
 
 const submitted: FixtureValues[] = [];
 /** What the fixture's "API" answers to the next valid submission, if anything. */
-let apiAnswer: UpstreamFormErrors | null = null;
+let apiAnswer: FormRefusal | null = null;
 
 async function action({ request }: ActionFunctionArgs) {
   return submitForm(request, FixtureFormSchema, async (value) => {
@@ -215,9 +207,10 @@ describe("the form toolkit", () => {
   });
 
   it("shows the API's answer beside the fields and above the form, keeping what was sent", async () => {
-    apiAnswer = new UpstreamFormErrors(422, {
-      formErrors: ["The service refused this."],
-      fieldErrors: { name: ["That name is taken."], reference: ["Unknown reference."] },
+    apiAnswer = new FormRefusal(422, {
+      "": ["The service refused this."],
+      name: ["That name is taken."],
+      reference: ["Unknown reference."],
     });
     const user = renderForm();
     await fillValidForm(user, "Taken");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formMessage, problemDetails } from "~/api/client.server";
 
+// An API's refusal read into the form's errors by field name, "" for the form's own messages.
 describe("problemDetails", () => {
   const read = problemDetails();
 
@@ -18,29 +19,19 @@ describe("problemDetails", () => {
         ],
       }),
     ).toEqual({
-      formErrors: ["too many requests today", "whole document"],
-      fieldErrors: {
-        age: ["must be a positive integer"],
-        "profile.color": ["must be 'green', 'red' or 'blue'"],
-        "items[0].name": ["is taken"],
-      },
+      "": ["too many requests today", "whole document"],
+      age: ["must be a positive integer"],
+      "profile.color": ["must be 'green', 'red' or 'blue'"],
+      "items[0].name": ["is taken"],
     });
   });
 
-  it("shows the detail, else the title, when there is no list of errors", () => {
-    expect(read({ title: "Not valid", detail: "The order is closed." })).toEqual({
-      formErrors: ["The order is closed."],
-      fieldErrors: {},
-    });
-    expect(read({ title: "Not valid" })).toEqual({ formErrors: ["Not valid"], fieldErrors: {} });
-  });
-
-  it("renames the API's field names to the form's", () => {
-    const renamed = problemDetails({ fields: { display_name: "name" } });
-    expect(renamed({ errors: [{ detail: "is taken", pointer: "#/display_name" }] })).toEqual({
-      formErrors: [],
-      fieldErrors: { name: ["is taken"] },
-    });
+  it.each([
+    [{ title: "Not valid", detail: "The order is closed." }, { "": ["The order is closed."] }],
+    [{ title: "Not valid" }, { "": ["Not valid"] }],
+    [{ errors: [{ detail: "is taken", pointer: "#/display_name" }] }, { name: ["is taken"] }],
+  ])("reads %j: the detail, else the title, or a field renamed", (body, errors) => {
+    expect(problemDetails({ fields: { display_name: "name" } })(body)).toEqual(errors);
   });
 
   it.each([[undefined], ["not json"], [{}], [{ errors: [{ pointer: "#/a" }] }], [[1, 2]]])(
@@ -49,10 +40,6 @@ describe("problemDetails", () => {
       expect(read(body)).toBeUndefined();
     },
   );
-});
-
-describe("a JSON pointer", () => {
-  const read = problemDetails();
 
   it.each([
     ["#/name", "name"],
@@ -65,21 +52,13 @@ describe("a JSON pointer", () => {
     ["", ""],
     ["name", ""],
     ["#/%E0%A4%A", ""],
-  ])("%j names the field %j (none: the form)", (pointer, name) => {
-    const reply = read({ errors: [{ detail: "wrong", pointer }] });
-    expect(reply).toEqual(
-      name
-        ? { formErrors: [], fieldErrors: { [name]: ["wrong"] } }
-        : { formErrors: ["wrong"], fieldErrors: {} },
-    );
+  ])("the JSON pointer %j names the field %j (none: the form)", (pointer, name) => {
+    expect(read({ errors: [{ detail: "wrong", pointer }] })).toEqual({ [name]: ["wrong"] });
   });
 });
 
 describe("formMessage", () => {
   it("answers with its message whatever the body", () => {
-    expect(formMessage("Someone else changed it.")(undefined)).toEqual({
-      formErrors: ["Someone else changed it."],
-      fieldErrors: {},
-    });
+    expect(formMessage("Someone else changed it.")()).toEqual({ "": ["Someone else changed it."] });
   });
 });

@@ -2,7 +2,8 @@ import type { ActionFunctionArgs, HeadersFunction, MetaFunction } from "@remix-r
 import { data } from "@remix-run/node";
 import { useActionData } from "@remix-run/react";
 import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
-import { ErrorSummary, RadioGroupField, SubmitButton, useValidatedForm, ValidatedForm } from "~/forms";
+import { ErrorSummary, useValidatedForm, ValidatedForm } from "~/forms";
+import { RadioGroupField, SubmitButton } from "~/forms/fields";
 import { submitForm } from "~/forms/index.server";
 import { APP_NAME } from "~/lib/constants";
 import { getError } from "~/lib/errors";
@@ -16,7 +17,7 @@ const THEME_OPTIONS = THEMES.map((value) => ({ value, label: THEME_LABELS[value]
 // Reached only by a plain form post or by typing the address: a page that needs no script.
 export const handle: RouteHandle = { hydrate: false };
 
-// A GET answers 405; returned, not thrown, as Remix also runs this loader to render a rejected post.
+// A GET answers 405; returned, not thrown: Remix also runs this loader to render a refused post.
 export function loader() {
   return data(null, { status: getError("METHOD_NOT_ALLOWED").status, headers: { Allow: "POST" } });
 }

@@ -3,7 +3,11 @@ export const THEMES = ["system", "light", "dark"] as const;
 
 export type Theme = (typeof THEMES)[number];
 
-export const THEME_LABELS: Record<Theme, string> = { system: "System", light: "Light", dark: "Dark" };
+export const THEME_LABELS: Record<Theme, string> = {
+  system: "System",
+  light: "Light",
+  dark: "Dark",
+};
 
 export const THEME_ACTION_PATH = "/preferences/theme";
 
