@@ -223,7 +223,17 @@ export function PageMessage() {
     <li key={text}>{text}</li>
   ));
   const title = getRefusalTitle(reply.status);
-  return <Alert box={box} id="page-message" title={title} items={items} className="page-refusal" />;
+  // Hidden until the styles show it: never a second copy of what the form that posted shows.
+  return (
+    <Alert
+      box={box}
+      id="page-message"
+      title={title}
+      items={items}
+      className="page-refusal"
+      hidden
+    />
+  );
 }
 
 type AlertProps = {
@@ -232,12 +242,14 @@ type AlertProps = {
   title: string;
   items: ReactNode[];
   className?: string;
+  hidden?: boolean;
 };
 
-function Alert({ box, id, title, items, className = "" }: AlertProps) {
+function Alert({ box, id, title, items, className = "", hidden }: AlertProps) {
   return (
     <div
       ref={box}
+      hidden={hidden}
       role="alert"
       className={`error-summary ${className}`.trim()}
       tabIndex={-1}

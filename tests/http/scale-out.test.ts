@@ -77,7 +77,8 @@ describe("nginx's idle connections to an instance", () => {
       const opened = link.connections();
       for (const pause of [0, PAUSE_MS]) {
         await sleep(pause);
-        expect((await fetch(`${balancer.url}/healthz`)).status).toBe(200);
+        const response = await fetch(`${balancer.url}/healthz`);
+        expect((await response.arrayBuffer(), response.status)).toBe(200);
       }
       expect(link.connections()).toBe(opened);
     } finally {

@@ -103,7 +103,9 @@ export function spawnServer(
   child.stdout!.on("data", (chunk) => ((stdout += chunk), (output += chunk)));
   child.stderr!.on("data", (chunk) => ((stderr += chunk), (output += chunk)));
   // "close": exited, and everything it wrote has been read.
-  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("close", (code) => resolve(code)),
+  );
   return {
     child,
     output: () => output,
@@ -210,7 +212,9 @@ export function getLoggedStatuses(server: ServerProcess) {
  * upstream's 502), and nothing was logged at error level or above.
  */
 export function expectNoServerErrors(server: ServerProcess, expectedStatuses: number[] = []) {
-  const unexpected = getLoggedStatuses(server).filter((s) => s >= 500 && !expectedStatuses.includes(s));
+  const unexpected = getLoggedStatuses(server).filter(
+    (s) => s >= 500 && !expectedStatuses.includes(s),
+  );
   expect(unexpected).toEqual([]);
   expect(server.output()).not.toMatch(/"level":(50|60)/);
 }
@@ -235,13 +239,12 @@ export function askServer<Answer>(server: ServerProcess, type: string) {
 export async function waitForAnswer(url: string, failed: () => string | undefined) {
   const giveUpAt = performance.now() + HANG_TIMEOUT_MS;
   for (;;) {
-    if (
-      await fetch(url).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      return;
+    // The answer is read whole: one left unread holds its connection, and the peer's behind it.
+    const answered = await fetch(url).then(
+      async (response) => (await response.arrayBuffer(), response.ok),
+      () => false,
+    );
+    if (answered) return;
     const reason = failed() ?? (performance.now() > giveUpAt ? `${url} never answered` : undefined);
     if (reason) throw new Error(reason);
     await sleep(50);
@@ -255,7 +258,8 @@ export async function waitForAnswer(url: string, failed: () => string | undefine
 export async function waitFor(condition: () => boolean, what: string, timeoutMs = HANG_TIMEOUT_MS) {
   const giveUpAt = performance.now() + timeoutMs;
   while (!condition()) {
-    if (performance.now() > giveUpAt) throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);
+    if (performance.now() > giveUpAt)
+      throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);
     await sleep(20);
   }
 }
