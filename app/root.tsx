@@ -17,6 +17,7 @@ import { APP_DESCRIPTION, APP_NAME } from "./lib/constants";
 import { takeFlash } from "./lib/cookies.server";
 import { useNonce } from "./lib/nonce";
 import { useShouldHydrate } from "./lib/route-handle";
+import { useWebVitals } from "./lib/web-vitals";
 import { usePendingTheme } from "./routes/_site.preferences.theme/theme-control";
 import { getTheme } from "./routes/_site.preferences.theme/theme.server";
 import baseStylesHref from "./styles/base.css";
@@ -51,6 +52,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const rootData = useRouteLoaderData<typeof loader>("root");
   const hydrate = useShouldHydrate();
+  useWebVitals();
   const theme = usePendingTheme() ?? rootData?.theme ?? "system";
   return (
     <html lang="en" data-theme={theme}>

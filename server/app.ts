@@ -8,6 +8,7 @@ import { logger } from "~/lib/logger.server";
 import { parseTraceparent } from "~/lib/trace-context.server";
 import { createRequestLog, type FinishedRequest } from "./observability/request-log";
 import { createEdge, type WriteLimit } from "./edge/checks";
+import { createReportEndpoints, type ReportSink } from "./edge/report-endpoints";
 import { sendErrorPage } from "./edge/error-page";
 import { createSecurityHeaders } from "./edge/security-headers";
 import { serveStaticFiles } from "./static/static-files";
@@ -19,19 +20,21 @@ type Options = {
   recording?: boolean;
   observers?: ((request: FinishedRequest) => void)[];
   writeLimit?: WriteLimit;
+  reports?: ReportSink;
   maxHeaderCount: number;
   isShuttingDown?: () => boolean;
 };
 
 const READINESS_PATH = /^\/readyz\/?$/i;
 
-/** The HTTP pipeline, in the order a request meets it: observability, the edge, static files, Remix. */
+/** The HTTP pipeline, in the order a request meets it: observability, the edge, reports, static files, Remix. */
 export function createApp({
   build,
   config,
   recording = false,
   observers = [],
   writeLimit = {},
+  reports,
   maxHeaderCount,
   isShuttingDown = () => false,
 }: Options) {
@@ -52,7 +55,8 @@ export function createApp({
     createSecurityHeaders(config),
     createEdge(config, build, maxHeaderCount, writeLimit),
     readiness,
-    serveStaticFiles(path.resolve("public")),
+    createReportEndpoints(config, build, reports),
+    serveStaticFiles(path.resolve("public"), config),
     compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }),
     createRemixHandler(build, config),
     lastResort,
