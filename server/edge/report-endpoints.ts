@@ -76,7 +76,10 @@ export function createReportEndpoints(config: Config, build: ServerBuild, sink?:
           .filter((report: Violation | null) => report?.type === "csp-violation")
           .map((report: Violation) => report.body as Violation | null)
       : [(body as Violation | null)?.["csp-report"] as Violation | null];
-    const violations = reports.filter((report) => typeof report === "object" && report !== null);
+    const violations = reports.filter(
+      (report): report is Violation =>
+        typeof report === "object" && report !== null && !Array.isArray(report),
+    );
     if (violations.length < reports.length) return refuse(res, "csp", "malformed");
     // One line a report, however many violations it holds: what a visitor sends never multiplies.
     const logged = violations.slice(0, MAX_REPORTS_PER_BATCH).map((report) => {

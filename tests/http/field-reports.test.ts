@@ -221,3 +221,77 @@ describe("security.txt", () => {
     }
   });
 });
+
+describe("hostile reports", () => {
+  const nested = (depth: number) => `{"csp-report":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+  it.each([
+    ["a report over 64 KB", "application/csp-report", firefoxReport("x").padEnd(70_000), 413],
+    ["nested arrays to 64 KB", "application/csp-report", nested(32_000), 400],
+    ["not JSON", "application/csp-report", "<csp-report/>", 400],
+    ["JSON of another shape", "application/csp-report", '{"report":{}}', 400],
+    ["a batch whose violation has no body", "application/reports+json", '[{"type":"csp-violation"}]', 400],
+    ["JSON as application/json", "application/json", firefoxReport("x"), 415],
+    ["a form", "application/x-www-form-urlencoded", "a=1", 415],
+  ])("%s (%s) is refused", async (_name, type, body, status) => {
+    const response = await post("/__reports/csp", type, body);
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+  });
+
+  it("counts at most 32 violations of one batch, in one log line", async () => {
+    const violation = {
+      type: "csp-violation",
+      body: { blockedURL: "inline", effectiveDirective: "style-src" },
+    };
+    const response = await post(
+      "/__reports/csp",
+      "application/reports+json",
+      JSON.stringify(Array(400).fill(violation)),
+    );
+    expect(response.status).toBe(204);
+    expect(await count("csp_violations_total", { directive: "style-src" })).toBe(32);
+    expect(getLogLines(server, '"dropped":368')).toHaveLength(1);
+  });
+
+  it("refuses a gzipped report, and a report over the limit as it streams", async () => {
+    const gzipped = await post("/__reports/csp", "application/csp-report", "x", {
+      "content-encoding": "gzip",
+    });
+    expect(gzipped.status).toBe(415);
+    const streamed = await fetch(`${server.url}/__reports/csp`, {
+      method: "POST",
+      headers: { "content-type": "application/csp-report" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 20; i++) controller.enqueue(new Uint8Array(8_192).fill(32));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+  });
+
+  it("answers a flood from one client with 429 after 60 reports a minute, each endpoint apart, writes untouched", async () => {
+    const flood = await Promise.all(
+      Array.from({ length: 80 }, () =>
+        post("/__reports/vitals", "application/x-www-form-urlencoded", "route=root&CLS=0"),
+      ),
+    );
+    const statuses = flood.map((response) => response.status);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(20);
+    expect(await count("browser_reports_refused_total", { endpoint: "vitals", reason: "rate_limited" })).toBe(
+      statuses.filter((status) => status === 429).length,
+    );
+    expect(
+      (await post("/__reports/csp", "application/csp-report", firefoxReport(server.url))).status,
+    ).not.toBe(429);
+    const form = await fetch(`${server.url}/preferences/theme`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "theme=dark",
+      redirect: "manual",
+    });
+    expect(form.status).toBe(303);
+  });
+});
