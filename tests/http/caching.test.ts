@@ -1,5 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startNginx, type LoadBalancer } from "../support/nginx";
+import { Browser, signInThroughProvider } from "../support/oidc-browser";
+import { signInEnv, startOpenIdProvider, type OpenIdProvider } from "../support/oidc-provider";
 import { startReferenceAppServer } from "../support/reference-app";
+import {
+  expectNoServerErrors,
+  HANG_TIMEOUT_MS,
+  reservePort,
+  startServer,
+  type RunningServer,
+} from "../support/server";
 
 // The cache policy (decision 020) as the built server answers: each page's rule merged from its
 // routes', and anonymous pages revalidated with a tag known before rendering.
@@ -107,5 +117,90 @@ describe("revalidating an anonymous page", () => {
     expect(darkTag).toMatch(/^W\//);
     expect(darkTag).not.toBe(await getTag("/"));
     expect((await get("/", { cookie: themeOnly, "if-none-match": (await getTag("/"))! })).status).toBe(200);
+  });
+});
+
+describe("behind a shared cache (nginx keeping whatever the headers allow for 10 minutes)", () => {
+  let provider: OpenIdProvider;
+  let app: RunningServer;
+  let cache: LoadBalancer;
+
+  beforeAll(async () => {
+    const listener = await reservePort();
+    provider = await startOpenIdProvider({ appOrigins: [listener.url] });
+    app = await startServer(signInEnv(provider, listener.url));
+    cache = await startNginx([app.port], listener, { cache: true });
+  }, HANG_TIMEOUT_MS);
+
+  afterAll(async () => {
+    try {
+      if (app) expectNoServerErrors(app);
+    } finally {
+      await Promise.all([cache?.stop(), app?.stop(), provider?.close()]);
+    }
+  });
+
+  const through = async (browser: Browser, path: string, headers: Record<string, string> = {}) => {
+    const response = await browser.fetch(`${cache.url}${path}`, { headers });
+    return { response, html: await response.text(), from: response.headers.get("x-cache-status") };
+  };
+
+  it("keeps the browser build and no page, so no visitor's cookie is frozen into one", async () => {
+    const visitor = new Browser();
+    const page = await through(visitor, "/");
+    const script = /<link rel="modulepreload" href="(\/build\/[^"]+)"/.exec(page.html)![1]!;
+    expect((await through(visitor, script)).from).toBe("MISS");
+    expect((await through(visitor, script)).from).toBe("HIT");
+    const dark = await fetch(`${cache.url}/preferences/theme`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: cache.url },
+      body: "theme=dark&redirectTo=%2F",
+      redirect: "manual",
+    });
+    const themeCookie = dark.headers.getSetCookie().find((cookie) => cookie.startsWith("theme="))!;
+    const darkVisitor = new Browser();
+    darkVisitor.jar(cache.url).set("theme", themeCookie.split(";")[0]!.slice("theme=".length));
+    expect((await through(darkVisitor, "/")).html).toContain('data-theme="dark"');
+    for (let i = 0; i < 2; i++) {
+      const again = await through(visitor, "/");
+      expect(again.from).not.toBe("HIT");
+      expect(again.html).toContain('data-theme="system"');
+    }
+  });
+
+  it("never keeps a signed-in page, nor shows it to another visitor or after sign-out", async () => {
+    const ada = new Browser();
+    await signInThroughProvider(ada, cache.url, "ada");
+    for (let i = 0; i < 2; i++) {
+      const page = await through(ada, "/");
+      expect(page.html).toContain("Ada Lovelace");
+      expect(page.response.headers.get("cache-control")).toBe("no-store");
+      expect(page.response.headers.has("etag")).toBe(false);
+      expect(page.from).not.toBe("HIT");
+    }
+    const stranger = await through(new Browser(), "/");
+    expect(stranger.html).not.toContain("Ada Lovelace");
+    expect(stranger.from).not.toBe("HIT");
+    const signOutPage = await through(ada, "/");
+    const signedOut = await ada.submit(
+      `${cache.url}/`,
+      signOutPage.html,
+      {},
+      'form[action="/auth/sign-out"]',
+    );
+    expect(signedOut.status).toBe(303);
+    const after = await through(ada, "/");
+    expect(after.html).not.toContain("Ada Lovelace");
+    expect(after.from).not.toBe("HIT");
+  });
+
+  it("answers a revalidation whole, with the policy naming the page's own nonce", async () => {
+    const visitor = new Browser();
+    const tag = (await through(visitor, "/")).response.headers.get("etag")!;
+    // nginx asks the app without the browser's If-None-Match when its cache is on for the address.
+    const again = await through(visitor, "/", { "if-none-match": tag });
+    expect(again.response.status).toBe(200);
+    const nonce = /'nonce-([^']+)'/.exec(again.response.headers.get("content-security-policy")!)![1];
+    expect(again.html).toContain(`nonce="${nonce}"`);
   });
 });
