@@ -61,7 +61,8 @@ describe("CSP violation reports", () => {
 
   it("is counted from Firefox itself, which sends report-uri where it has no Reporting API", async () => {
     const profile = mkdtempSync(path.join(os.tmpdir(), "firefox-"));
-    // Firefox 149 and later send report-to, but only to an https endpoint: this is what earlier ones send.
+    // Firefox 149 and later use report-to, and uploaded nothing to this plain-http origin: this is
+    // what Firefox without the Reporting API sends.
     const prefs = {
       "dom.reporting.enabled": false,
       "browser.shell.checkDefaultBrowser": false,
