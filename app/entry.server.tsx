@@ -6,6 +6,7 @@ import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { carriesSessionCookie } from "./auth/session-store.server";
+import { DEFAULT_CACHE_CONTROL } from "./lib/cache-rules.server";
 import { hasDeferredData } from "./lib/deferred-data.server";
 import {
   finishErrorDocument,
@@ -16,6 +17,7 @@ import {
 } from "./lib/error-documents.server";
 import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
+import { getPageTag, isNotModified } from "./lib/page-cache.server";
 
 // What the server in front of Remix takes from this build (`build.entry.module`), so that each of
 // these modules is loaded once: one configuration, one logger, one list of call listeners, one
@@ -39,6 +41,17 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce;
+  setCachePolicy(responseHeaders, request);
+  // Known before rendering: a copy the browser holds is still the page, and nothing is rendered.
+  const tag = getPageTag(request, responseStatusCode, responseHeaders, remixContext);
+  if (tag) {
+    responseHeaders.set("ETag", tag);
+    if (isNotModified(request, tag)) {
+      const cacheControl = responseHeaders.get("Cache-Control")!;
+      const headers = { ETag: tag, "Cache-Control": cacheControl };
+      return new Response(null, { status: 304, headers });
+    }
+  }
   // Only a document with deferred data streams, and not to a crawler: the rest go whole
   // (decision 003).
   const sendWhole =
@@ -46,7 +59,6 @@ export default function handleRequest(
     !hasDeferredData(remixContext.staticHandlerContext);
   const respond = (body: BodyInit) => {
     responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-    setPrivate(responseHeaders, request);
     return new Response(body, { headers: responseHeaders, status: responseStatusCode });
   };
   const errorDocumentKey =
@@ -115,16 +127,14 @@ export default function handleRequest(
 }
 
 export function handleDataRequest(response: Response, { request }: { request: Request }) {
-  setPrivate(response.headers, request);
+  setCachePolicy(response.headers, request);
   return response;
 }
 
-// Pages depend on the visitor's cookies, so no shared cache keeps them; one showing who they are,
-// no cache at all.
-function setPrivate(headers: Headers, request: Request) {
-  const cacheControl = headers.get("Cache-Control") ?? "";
-  if (/\bno-store\b/.test(cacheControl)) return;
-  headers.set("Cache-Control", carriesSessionCookie(request) ? "no-store" : "private, no-cache");
+// What may show who the visitor is is never stored; the rest keeps its routes' merged rule.
+function setCachePolicy(headers: Headers, request: Request) {
+  if (carriesSessionCookie(request)) headers.set("Cache-Control", "no-store");
+  else if (!headers.has("Cache-Control")) headers.set("Cache-Control", DEFAULT_CACHE_CONTROL);
 }
 
 export const handleError: HandleErrorFunction = (error, { request }) => {

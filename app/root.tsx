@@ -15,6 +15,7 @@ import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feed
 import { APP_DESCRIPTION, APP_NAME } from "./lib/constants";
 import { useNonce } from "./lib/nonce";
 import { useShouldHydrate } from "./lib/route-handle";
+import { useWebVitals } from "./lib/web-vitals";
 import { usePendingTheme } from "./routes/_site.preferences.theme/theme-control";
 import { getTheme } from "./routes/_site.preferences.theme/theme.server";
 import baseStylesHref from "./styles/base.css";
@@ -48,6 +49,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const rootData = useRouteLoaderData<typeof loader>("root");
   const hydrate = useShouldHydrate();
+  useWebVitals();
   const theme = usePendingTheme() ?? rootData?.theme ?? "system";
   return (
     <html lang="en" data-theme={theme}>

@@ -7,6 +7,7 @@ import type { Config } from "~/lib/config.server";
 import { getErrorForStatus } from "~/lib/errors";
 import { createRequestLog, type FinishedRequest } from "./observability/request-log";
 import { createEdge, type WriteLimit } from "./edge/checks";
+import { createReportEndpoints, type ReportSink } from "./edge/report-endpoints";
 import { sendErrorPage } from "./edge/error-page";
 import { createSecurityHeaders } from "./edge/security-headers";
 import { serveStaticFiles } from "./static/static-files";
@@ -18,6 +19,7 @@ type Options = {
   recording?: boolean;
   observers?: ((request: FinishedRequest) => void)[];
   writeLimit?: WriteLimit;
+  reports?: ReportSink;
   maxHeaderCount: number;
   isShuttingDown?: () => boolean;
 };
@@ -28,13 +30,15 @@ export type AppEntry = typeof entry;
 
 const READINESS_PATH = /^\/readyz\/?$/i;
 
-/** The pipeline, in the order a request meets it: observability, the edge, static files, Remix. */
+/** The pipeline, in the order a request meets it: observability, the edge, reports, static files,
+ * Remix. */
 export function createApp({
   build,
   config,
   recording = false,
   observers = [],
   writeLimit = {},
+  reports,
   maxHeaderCount,
   isShuttingDown = () => false,
 }: Options) {
@@ -62,7 +66,8 @@ export function createApp({
     createSecurityHeaders(config),
     createEdge(config, build, maxHeaderCount, writeLimit),
     readiness,
-    serveStaticFiles(path.resolve("public")),
+    createReportEndpoints(config, build, reports),
+    serveStaticFiles(path.resolve("public"), config),
     compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }),
     createRemixHandler(build, config),
     lastResort(build.entry.module as unknown as AppEntry),

@@ -39,6 +39,22 @@ function getSignIn(env: z.output<typeof EnvSchema>) {
   };
 }
 
+/** The security.txt's fields (RFC 9116), or null when it is off: Contact and Expires turn it on. */
+function getSecurityTxt(env: z.output<typeof EnvSchema>) {
+  const { SECURITY_TXT_CONTACT: contact, SECURITY_TXT_EXPIRES: expires } = env;
+  if (!contact && !expires) return null;
+  if (!contact || !expires) {
+    const missing = contact ? "SECURITY_TXT_EXPIRES" : "SECURITY_TXT_CONTACT";
+    throw new ConfigError(`Invalid environment variable ${missing}: required for a security.txt`);
+  }
+  return {
+    contact,
+    expires: new Date(expires),
+    policy: env.SECURITY_TXT_POLICY ?? null,
+    canonical: env.ORIGIN ? `${env.ORIGIN}/.well-known/security.txt` : null,
+  };
+}
+
 export type SignInSettings = NonNullable<Config["signIn"]>;
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -64,6 +80,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     sessionSecretGenerated: false,
     secureCookies: rest.ORIGIN?.startsWith("https:") ?? false,
     signIn: getSignIn(result.data),
+    securityTxt: getSecurityTxt(result.data),
   };
 }
 

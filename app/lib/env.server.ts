@@ -144,4 +144,22 @@ export const EnvSchema = z.object({
   SESSION_MAX_SECONDS: seconds.default(43_200),
   /** A Redis every instance shares for sessions; unset, sessions live in this process's memory. */
   SESSION_REDIS_URL: redisUrl.optional(),
+  /** Where to report a vulnerability (RFC 9116): comma-separated mailto: or https: URIs. */
+  SECURITY_TXT_CONTACT: z
+    .string()
+    .transform((value) => value.split(",").map((uri) => uri.trim()))
+    .pipe(
+      z.array(z.string().regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, "must be mailto: or https: URIs")),
+    )
+    .optional(),
+  /** When the security.txt goes stale, as an ISO 8601 date and time: renew it before. */
+  SECURITY_TXT_EXPIRES: z.iso
+    .datetime({ offset: true, error: "must be a date and time such as 2027-01-31T00:00:00Z" })
+    .optional(),
+  /** The vulnerability disclosure policy's https URL, for the security.txt. */
+  SECURITY_TXT_POLICY: url(
+    "an https URL",
+    (url) => url.protocol === "https:",
+    (url) => url.href,
+  ).optional(),
 });

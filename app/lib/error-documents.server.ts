@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { EntryContext } from "@remix-run/node";
 import { isRouteErrorResponse } from "@remix-run/react";
+import { digestPlainData } from "./page-cache.server";
 
 // Error documents rendered once and sent again to each request that would render the very same one
 // (decision 016): keyed on all they are rendered from, kept once asked for twice, the nonce put in.
@@ -14,38 +15,15 @@ export const NONCE_PLACEHOLDER = randomBytes(16).toString("base64url");
 const documents = new Map<string, Buffer[]>();
 const askedOnce = new Set<string>();
 
-class NotPlainData extends Error {}
-
-function requirePlainData(this: unknown, key: string, value: unknown) {
-  const original = (this as Record<string, unknown>)[key];
-  // An undefined field is left out, as the browser's copy of the data leaves it out.
-  const isPlain =
-    original === undefined ||
-    original === null ||
-    typeof original === "string" ||
-    typeof original === "number" ||
-    typeof original === "boolean" ||
-    Array.isArray(original) ||
-    (typeof original === "object" && Object.getPrototypeOf(original) === Object.prototype);
-  if (!isPlain) throw new NotPlainData();
-  return value;
-}
-
 export function getErrorDocumentKey(request: Request, status: number, context: EntryContext) {
   const { loaderData, actionData, errors } = context.staticHandlerContext;
   if (status < 400 || !errors || !Object.values(errors).every(isRouteErrorResponse)) return undefined;
-  try {
-    const routeErrors = Object.entries(errors).map(([id, error]) => [id, error.status, error.data]);
-    const key = JSON.stringify(
-      [request.method, request.url, status, loaderData, actionData ?? null, routeErrors],
-      requirePlainData,
-    );
-    // Kept by digest: what a key holds of a visitor stays in the document only.
-    return key.length <= MAX_KEY_LENGTH ? createHash("sha256").update(key).digest("base64") : undefined;
-  } catch (error) {
-    if (error instanceof NotPlainData) return undefined;
-    throw error;
-  }
+  const routeErrors = Object.entries(errors).map(([id, error]) => [id, error.status, error.data]);
+  // Kept by digest: what a key holds of a visitor stays in the document only.
+  return digestPlainData(
+    [request.method, request.url, status, loaderData, actionData ?? null, routeErrors],
+    MAX_KEY_LENGTH,
+  );
 }
 
 export function isAskedAgain(key: string) {

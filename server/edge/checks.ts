@@ -5,6 +5,7 @@ import type { Config } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
 import { hasBody, sendErrorPage } from "./error-page";
 import { limitWrites } from "./rate-limit";
+import { REPORT_PATHS } from "./report-endpoints";
 import { checkRemixTarget, createOriginCheck } from "./remix-request";
 
 export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
@@ -50,7 +51,9 @@ export function createEdge(
       if (expectsContinue(req) && req.httpVersion === "1.1" && !res.headersSent) res.writeContinue();
       next();
     };
-    if (limiter && !SAFE_METHODS.has(req.method)) void limiter(req, res, proceed);
+    // The report endpoints count their own.
+    if (limiter && !SAFE_METHODS.has(req.method) && !REPORT_PATHS.has(req.path))
+      void limiter(req, res, proceed);
     else proceed();
   };
 }
@@ -94,7 +97,9 @@ function requireAcceptableBody(limit: number): Check {
     if (SAFE_METHODS.has(req.method) || !hasBody(req)) return;
     if (Number(req.headers["content-length"]) > limit) return "PAYLOAD_TOO_LARGE";
     const encoding = req.headers["content-encoding"]?.trim().toLowerCase() ?? "identity";
-    if (!req.is("urlencoded") || encoding !== "identity") return "UNSUPPORTED_MEDIA_TYPE";
+    // The report endpoints take the types browsers send them, and check them.
+    const isForm = req.is("urlencoded") || REPORT_PATHS.has(req.path);
+    if (!isForm || encoding !== "identity") return "UNSUPPORTED_MEDIA_TYPE";
   };
 }
 

@@ -1,11 +1,21 @@
 import type { RequestListener } from "node:http";
+import type { Histogram as VitalHistogram } from "prom-client";
 import type { Config } from "~/lib/config.server";
 import type { AppEntry } from "../app";
 import { ALLOWED_METHODS } from "../edge/checks";
+import type { ReportSink, VitalName } from "../edge/report-endpoints";
 import type { FinishedRequest } from "./request-log";
 
 // Methods the edge refuses share one label.
 const KNOWN_METHODS = new Set(ALLOWED_METHODS);
+// Buckets on the published thresholds (good, needs improvement, poor), in seconds but for CLS.
+const VITAL_HISTOGRAMS: Record<VitalName, { name: string; buckets: number[]; scale: number }> = {
+  LCP: { name: "web_vitals_lcp_seconds", buckets: [2.5, 4], scale: 1_000 },
+  INP: { name: "web_vitals_inp_seconds", buckets: [0.2, 0.5], scale: 1_000 },
+  CLS: { name: "web_vitals_cls", buckets: [0.1, 0.25], scale: 1 },
+  FCP: { name: "web_vitals_fcp_seconds", buckets: [1.8, 3], scale: 1_000 },
+  TTFB: { name: "web_vitals_ttfb_seconds", buckets: [0.8, 1.8], scale: 1_000 },
+};
 
 /** Prometheus metrics for METRICS_PORT (`handle`), labelled with bounded values; undefined when unset. */
 export async function startMetrics(config: Config, app: AppEntry, countInFlight: () => number) {
@@ -59,6 +69,39 @@ export async function startMetrics(config: Config, app: AppEntry, countInFlight:
     registers,
   });
 
+  const violations = new Counter({
+    name: "csp_violations_total",
+    help: "Content-Security-Policy violations browsers reported, by directive and what was blocked",
+    labelNames: ["directive", "blocked"],
+    registers,
+  });
+  const reportsRefused = new Counter({
+    name: "browser_reports_refused_total",
+    help: "CSP reports and web vitals refused, by endpoint (csp, vitals) and reason",
+    labelNames: ["endpoint", "reason"],
+    registers,
+  });
+  const vitals = Object.fromEntries(
+    Object.entries(VITAL_HISTOGRAMS).map(([vital, { name, buckets }]) => [
+      vital,
+      new Histogram({
+        name,
+        help: `${vital} of page loads, by route`,
+        labelNames: ["route"],
+        buckets,
+        registers,
+      }),
+    ]),
+  ) as Record<VitalName, VitalHistogram<"route">>;
+  const reports: ReportSink = {
+    countViolation: (directive, blocked) => violations.inc({ directive, blocked }),
+    observeVitals: (route, values) => {
+      for (const [vital, value] of values)
+        vitals[vital].observe({ route }, value / VITAL_HISTOGRAMS[vital].scale);
+    },
+    countRefused: (endpoint, reason) => reportsRefused.inc({ endpoint, reason }),
+  };
+
   const stopListening = onCallOutcome(({ call, method, outcome, durationMs }) => {
     if (outcome === "retry" || outcome === "budget_exhausted") {
       upstreamRetries.inc({ call, method, event: outcome });
@@ -87,6 +130,7 @@ export async function startMetrics(config: Config, app: AppEntry, countInFlight:
     },
     countRateLimited: () => rateLimited.inc(),
     countStoreError: () => storeErrors.inc(),
+    reports,
     stop: stopListening,
   };
 }

@@ -53,6 +53,7 @@ const app = createApp({
   recording: tracing !== undefined,
   observers: [metrics?.recordRequest, tracing?.recordRequest].filter((observe) => observe !== undefined),
   writeLimit: { store: rateLimitStore?.store, onRateLimited: metrics?.countRateLimited },
+  reports: metrics?.reports,
 });
 const server = connections.createAppServer(app);
 

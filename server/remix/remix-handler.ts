@@ -1,5 +1,6 @@
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import { applyCacheRules } from "~/lib/cache-rules.server";
 import type { Config } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 
@@ -7,10 +8,16 @@ import { createErrorResponse } from "~/lib/errors";
 const MIN_AVERAGE_PIECE_BYTES = 256;
 const MIN_PIECES = 1_024;
 const BLOCK_BYTES = 64 * 1024;
+// What a 304 may carry (RFC 9110 15.4.5): a cache updates its stored copy with them, and this
+// response's Content-Security-Policy names a nonce the stored page does not have.
+const NOT_MODIFIED_HEADERS = new Set(["cache-control", "etag", "expires", "vary", "date", "x-request-id"]);
 
-/** Hands Remix the request the edge judged, its body read within the limit, and sends its answer (decision 002). */
+/**
+ * Hands Remix the request the edge judged, its body read within the limit, and sends its answer
+ * (decision 002); each route's Cache-Control merged with its parents' (decision 021).
+ */
 export function createRemixHandler(build: ServerBuild, config: Config): RequestHandler {
-  const handleRequest = createRequestHandler(build, config.NODE_ENV);
+  const handleRequest = createRequestHandler(applyCacheRules(build), config.NODE_ENV);
   return async (req, res, next) => {
     if (req.path.includes("%") && !isDecodable(req.path)) return next(createErrorResponse("BAD_REQUEST"));
     let body: Uint8Array<ArrayBuffer> | undefined;
@@ -95,6 +102,9 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
   res.statusMessage = response.statusText;
   res.status(response.status);
   if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
+  if (response.status === 304) {
+    for (const name of res.getHeaderNames()) if (!NOT_MODIFIED_HEADERS.has(name)) res.removeHeader(name);
+  }
   for (const [name, value] of response.headers) res.append(name, value);
   if (!response.body) return void res.end();
   const flushEachChunk = !response.headers.has("Content-Length");

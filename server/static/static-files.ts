@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler, type Response } from "express";
+import type { Config } from "~/lib/config.server";
 import { getError } from "~/lib/errors";
 
 /** The encodings the build stores beside each text file, best first. */
@@ -11,8 +12,25 @@ export const STORED_ENCODINGS = [
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
-/** The files of `publicDir`, listed at start; the fingerprinted build's sent as it stored them compressed (decision 015). */
-export function serveStaticFiles(publicDir: string): RequestHandler {
+/** The security.txt (RFC 9116) of the configuration, or null when it is off (a 404 then). */
+export function renderSecurityTxt({ securityTxt }: Config) {
+  if (!securityTxt) return null;
+  const { contact, expires, policy, canonical } = securityTxt;
+  const fields = [
+    ...contact.map((uri) => ["Contact", uri]),
+    ["Expires", expires.toISOString()],
+    ...(policy ? [["Policy", policy]] : []),
+    ...(canonical ? [["Canonical", canonical]] : []),
+  ];
+  return fields.map(([name, value]) => `${name}: ${value}\n`).join("");
+}
+
+/**
+ * The files of `publicDir`, listed at start, and the security.txt; the fingerprinted build's sent
+ * as it stored them compressed (decision 015).
+ */
+export function serveStaticFiles(publicDir: string, config: Config): RequestHandler {
+  const securityTxt = renderSecurityTxt(config);
   const files = listFiles(publicDir);
   const isStored = (file: string) => STORED_ENCODINGS.some(({ extension }) => file.endsWith(extension));
   const buildFiles = new Map(
@@ -30,6 +48,13 @@ export function serveStaticFiles(publicDir: string): RequestHandler {
   const sendOtherFile = express.static(publicDir, { maxAge: "1h", index: false, redirect: false });
 
   return (req, res, next) => {
+    if (securityTxt && req.path === "/.well-known/security.txt" && READ_METHODS.has(req.method)) {
+      res.locals.route = "static";
+      return void res
+        .type("text/plain; charset=utf-8")
+        .set("Cache-Control", "public, max-age=3600")
+        .send(securityTxt);
+    }
     if (otherFiles.has(req.path)) {
       res.locals.route = "static";
       return sendOtherFile(req, res, next);

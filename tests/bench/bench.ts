@@ -5,6 +5,8 @@
  *   (a)  this server, `node build/server.js`
  *   (b)  `remix-serve build/index.js`, the same build
  *   (b2) `remix-serve` again, in other processes: b2/b is the noise of the comparison (A/A)
+ *   (r)  this server again, every request a reload of the page it has (If-None-Match: its tag,
+ *        answered 304): r/a is what a 304 costs against a full render
  *   (a') with BENCH_EXTRA_ENV, this server again with those variables set, so a setting on
  *        and off run side by side: BENCH_EXTRA_ENV="METRICS_PORT=0" npm run bench
  *
@@ -60,8 +62,17 @@ function parseEnv(text: string) {
   );
 }
 
+/** This server, each request carrying the page's tag, as a browser reloading it sends it. */
+async function reloads() {
+  const service = await productionServer({}, "r");
+  const tag = (await fetch(`${service.url}/`)).headers.get("etag");
+  if (!tag) throw new Error("the home page has no ETag");
+  return { ...service, headers: { "if-none-match": tag } };
+}
+
 const servers = [
   server("a", "this server", () => productionServer({}, "a")),
+  server("r", "this server, reloads answered 304", reloads),
   server("b", "remix-serve, the same build", () => remixServe("b")),
   server("b2", "remix-serve, other processes (A/A)", () => remixServe("b2")),
 ];
@@ -72,6 +83,7 @@ const comparisons: Comparison[] = [
   { a: "a", b: "b", what: "this server / remix-serve" },
   { a: "a", b: "b2", what: "the same, against the other processes" },
   { a: "b2", b: "b", what: "A/A: remix-serve / itself" },
+  { a: "r", b: "a", what: "a reload's 304 / a full render" },
   ...(EXTRA_ENV ? [{ a: "a'", b: "a", what: `with ${EXTRA_ENV} / without` }] : []),
 ];
 
@@ -132,7 +144,7 @@ async function main() {
     console.log(
       `\nform post round trip (POST, 303, GET), ${ROUND_TRIPS} sequential, after ${REWARM_SECONDS} s of load:`,
     );
-    for (const s of servers.filter((s) => s.key !== "b2")) {
+    for (const s of servers.filter((s) => !["b2", "r"].includes(s.key))) {
       const service = s.processes[0]!;
       await load([service], SERIES[0], REWARM_SECONDS, CONNECTIONS);
       const trips = await formRoundTrips(service, ROUND_TRIPS);

@@ -43,7 +43,7 @@ export function load(services: Service[], series: Series, seconds: number, conne
       const cpuBefore = cpuMs(service.child.pid!);
       const result = await autocannon({
         url: `${service.url}/`,
-        headers: series.headers,
+        headers: { ...series.headers, ...service.headers },
         connections,
         duration: seconds,
       });
@@ -52,7 +52,11 @@ export function load(services: Service[], series: Series, seconds: number, conne
         p50: result.latency.p50,
         p99: result.latency.p99,
         cpuMsPerRequest: (cpuMs(service.child.pid!) - cpuBefore) / result.requests.total,
-        errors: result.errors + result.timeouts + result.non2xx,
+        // A reload's 304 is its answer, not an error.
+        errors:
+          result.errors +
+          result.timeouts +
+          (service.headers ? result.requests.total - result["3xx"] : result.non2xx),
       } satisfies Sample;
     }),
   );
@@ -61,7 +65,7 @@ export function load(services: Service[], series: Series, seconds: number, conne
 /** How the home page goes over the wire for one series: its encoding, size and framing. */
 export function describeAnswer(service: Service, series: Series): Promise<string> {
   return new Promise((resolve, reject) => {
-    http.get(`${service.url}/`, { headers: series.headers }, (response) => {
+    http.get(`${service.url}/`, { headers: { ...series.headers, ...service.headers } }, (response) => {
       let bytes = 0;
       response.on("data", (chunk: Buffer) => (bytes += chunk.length));
       response.on("end", () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -10,6 +10,8 @@ export type Service = {
   port: number;
   child: ChildProcess;
   stop: () => Promise<void>;
+  /** Sent with every request of the load: the page's tag, to be answered 304 (a reload). */
+  headers?: Record<string, string>;
 };
 
 /**
@@ -54,6 +56,13 @@ export async function startService(
   };
 }
 
+/** The port a process listens on, from the system's table: remix-serve prints the 0 it was given. */
+function getListeningPort(pid: number) {
+  const table = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" });
+  const line = table.split("\n").find((entry) => entry.includes(`pid=${pid},`));
+  return Number(/:(\d+)\s/.exec(line ?? "")?.[1] ?? 0);
+}
+
 /** The port a server says it listens on (ours logs it, as remix-serve prints it). */
 export function readPort(name: string, child: ChildProcess) {
   return new Promise<number>((resolve, reject) => {
@@ -63,7 +72,7 @@ export function readPort(name: string, child: ChildProcess) {
       const port = /http:\/\/localhost:(\d+)/.exec(output)?.[1];
       if (!port) return;
       child.stdout!.off("data", read);
-      resolve(Number(port));
+      resolve(Number(port) || getListeningPort(child.pid!));
     };
     child.stdout!.on("data", read);
     child.once("exit", (code) => reject(new Error(`${name} exited with ${code}: ${output}`)));

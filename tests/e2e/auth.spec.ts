@@ -74,3 +74,19 @@ test("a signed-out visitor navigating to a guarded page signs in and lands on it
   await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor");
 });
+
+test("after signing out, Back shows no signed-in page", async ({ page, baseURL }) => {
+  await page.goto("/things");
+  await page.locator("header").getByRole("link", { name: "Sign in" }).click();
+  await signInAtProvider(page, "ada");
+  await page.goto("/things/1");
+  await expect(page.locator("header")).toContainText("Ada Lovelace");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Yes, sign me out" }).click();
+  await expect(page).toHaveURL(`${baseURL}/`);
+  // Back over the provider's sign-out pages to the page shown signed in.
+  for (let step = 0; step < 4 && page.url() !== `${baseURL}/things/1`; step++) await page.goBack();
+  await expect(page).toHaveURL(`${baseURL}/things/1`);
+  await expect(page.locator("header").getByRole("link", { name: "Sign in" })).toBeVisible();
+  await expect(page.locator("body")).not.toContainText("Ada Lovelace");
+});

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, isSameWindow, markWindow, test } from "./fixtures";
 
 /** Collects every CSP violation the page reports, from the console and from the DOM event. */
 async function watchViolations(page: Page) {
@@ -16,6 +16,44 @@ async function watchViolations(page: Page) {
   });
   return violations;
 }
+
+/** The status of each document the page loads, as it came over the network (304: revalidated). */
+async function watchDocumentStatuses(page: Page) {
+  const devTools = await page.context().newCDPSession(page);
+  const documents = new Set<string>();
+  const statuses: number[] = [];
+  devTools.on("Network.requestWillBeSent", ({ requestId, type }) => {
+    if (type === "Document") documents.add(requestId);
+  });
+  devTools.on("Network.responseReceivedExtraInfo", ({ requestId, statusCode }) => {
+    if (documents.has(requestId)) statuses.push(statusCode);
+  });
+  await devTools.send("Network.enable");
+  return statuses;
+}
+
+test("a reload revalidates the page with 304, and its scripts still run under the policy", async ({
+  page,
+  consoleErrors,
+  javaScriptEnabled,
+}) => {
+  const violations = await watchViolations(page);
+  const documentStatuses = await watchDocumentStatuses(page);
+  await page.goto("/");
+  if (javaScriptEnabled) await markWindow(page);
+  await page.reload();
+  await expect.poll(() => documentStatuses).toEqual([200, 304]);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Web App");
+  if (javaScriptEnabled) {
+    // Hydrated again, with the nonce of the copy the browser kept: a client-side navigation works.
+    await markWindow(page);
+    await page.getByRole("banner").getByRole("link", { name: "Web App" }).click();
+    await page.waitForLoadState("networkidle");
+    expect(await isSameWindow(page)).toBe(true);
+  }
+  expect(violations).toEqual([]);
+  expect(consoleErrors).toEqual([]);
+});
 
 for (const [name, path, status] of [
   ["the home page", "/", 200],

@@ -207,6 +207,23 @@ describe("the shipped app's budgets, as served by the production build", () => {
     }
   });
 
+  it("loads web vitals once hydrated, in a chunk no page preloads, outside every page's budget", async () => {
+    const manifest = await getManifest(server);
+    const rootScripts = getRouteScripts(manifest, "root");
+    const sources = await Promise.all(
+      rootScripts.map(async (url) => (await download(server, url)).toString()),
+    );
+    const chunk = sources.map((source) => /"([^"]*web-vitals-\w+\.js)"/.exec(source)?.[1]).find(Boolean);
+    expect(chunk, "a dynamic import of the web-vitals chunk").toBeDefined();
+    const url = `/build/_shared/${chunk!.split("/").at(-1)}`;
+    const size = await gzippedSize(server, [url]);
+    console.log(`web vitals, loaded after hydration: ${kilobytes(size)} gzipped`);
+    expect(size).toBeLessThan(5 * KB);
+    for (const routeId of Object.keys(manifest.routes))
+      expect(getRouteScripts(manifest, routeId), routeId).not.toContain(url);
+    expect((await getPageResources(server, "/")).scripts).not.toContain(url);
+  });
+
   it("a route that opts out of hydration ships no script, while hydrated pages do", async () => {
     const optedOut = await getPageResources(server, "/preferences/theme");
     expect(optedOut.html).toContain("Not allowed here");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
+import { scrapeMetrics, total } from "../support/metrics";
 import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
 import { startServer, startSuiteServer } from "../support/server";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
@@ -8,28 +8,6 @@ import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 
 // A scrape of METRICS_PORT after traffic of every kind: the series are there, and their labels
 // stay few however many different paths visitors send.
-
-type Sample = { name: string; labels: Record<string, string>; value: number };
-
-function parseMetrics(text: string): Sample[] {
-  return text
-    .split("\n")
-    .filter((line) => line && !line.startsWith("#"))
-    .map((line) => {
-      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (!match) throw new Error(`not a Prometheus sample: ${line}`);
-      const labels = Object.fromEntries(
-        [...(match[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-      );
-      return { name: match[1]!, labels, value: Number(match[3]) };
-    });
-}
-
-const total = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples
-    .filter((sample) => sample.name === name)
-    .filter((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
-    .reduce((sum, sample) => sum + sample.value, 0);
 
 let upstream: Upstream;
 
@@ -44,15 +22,7 @@ describe("with METRICS_PORT set", () => {
     () => ({ API_BASE_URL: upstream.url, METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "2" }),
     { cwd: referenceAppBuild, expectedStatuses: [503] },
   );
-  const metricsUrl = () => `http://127.0.0.1:${server.metricsPort}/metrics`;
-  // A request is counted as its connection settles, a moment after its client has the answer.
-  const scrape = async () => {
-    for (let waited = 0; ; waited += 20) {
-      const samples = parseMetrics(await (await fetch(metricsUrl())).text());
-      if (total(samples, "http_requests_in_flight") === 0 || waited > 5_000) return samples;
-      await sleep(20);
-    }
-  };
+  const scrape = () => scrapeMetrics(server);
   const visit = async (path: string, init?: RequestInit) => (await fetch(server.url + path, init)).status;
 
   it("shows every request by method, route id and status, with as many routes as the app has", async () => {

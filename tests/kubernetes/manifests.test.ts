@@ -35,6 +35,8 @@ const PROXY_IDLE_MS = 60_000;
 // What the heap may take of the memory limit: the rest is code, buffers and sockets.
 const HEAP_SHARE_OF_LIMIT = 0.75;
 const PLACEHOLDER = "replace-me";
+// How long before its security.txt expires an overlay must be renewed (RFC 9116 Expires).
+const SECURITY_TXT_NOTICE_DAYS = 45;
 const KINDS = [
   "ConfigMap",
   "Deployment",
@@ -130,6 +132,17 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     expect(pod.spec!.terminationGracePeriodSeconds! * 1000).toBeGreaterThanOrEqual(
       config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS + GRACE_MARGIN_MS,
     );
+  });
+
+  it(`publishes a security.txt that expires ${SECURITY_TXT_NOTICE_DAYS} days from now or later, within a year`, () => {
+    const expires = config.securityTxt?.expires;
+    expect(expires, "SECURITY_TXT_CONTACT and SECURITY_TXT_EXPIRES are set").toBeDefined();
+    const daysLeft = (expires!.getTime() - Date.now()) / 86_400_000;
+    expect(
+      daysLeft,
+      "days until the security.txt expires: renew SECURITY_TXT_EXPIRES",
+    ).toBeGreaterThanOrEqual(SECURITY_TXT_NOTICE_DAYS);
+    expect(daysLeft, "RFC 9116 asks for less than a year").toBeLessThanOrEqual(366);
   });
 
   it("keeps an idle connection open longer than the proxy in front does, by default too", () => {

@@ -12,15 +12,21 @@ export type LoadBalancer = { url: string; stop: () => Promise<void> };
  * up: it keeps the visitor's Host header, keeps idle connections to the instances open for its
  * default 60 s, and retries idempotent requests on the next instance when one refuses the
  * connection or is going away. It accepts on `listener` (reserved here unless given: a test whose
- * instances must know the balancer's address, their ORIGIN, reserves it first).
+ * instances must know the balancer's address, their ORIGIN, reserves it first). With `cache`, it
+ * is also a shared cache that keeps any answer whose headers allow it for 10 minutes, saying in
+ * `X-Cache-Status` whether it came from there (HIT) or not (MISS, BYPASS, EXPIRED …).
  */
-export async function startNginx(upstreamPorts: number[], listener?: ReservedPort): Promise<LoadBalancer> {
+export async function startNginx(
+  upstreamPorts: number[],
+  listener?: ReservedPort,
+  { cache = false } = {},
+): Promise<LoadBalancer> {
   const nginx = requireSystemBinary("nginx-light");
   listener ??= await reservePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "nginx-"));
   // nginx's workers may run as another user than the test (root starts them as nobody).
   chmodSync(dir, 0o777);
-  for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
+  for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi", "cache"])
     mkdirSync(path.join(dir, sub), 0o777);
   const config = `
 worker_processes 1;
@@ -34,6 +40,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
+  ${cache ? `proxy_cache_path ${dir}/cache keys_zone=shared:1m;` : ""}
   upstream app {
     ${upstreamPorts.map((p) => `server 127.0.0.1:${p} max_fails=0;`).join("\n    ")}
     keepalive 16;
@@ -47,6 +54,7 @@ http {
       proxy_set_header Host $http_host;
       proxy_next_upstream error timeout http_502 http_503;
       proxy_next_upstream_tries 2;
+      ${cache ? "proxy_cache shared; proxy_cache_valid any 10m; add_header X-Cache-Status $upstream_cache_status always;" : ""}
     }
   }
 }`;

@@ -12,6 +12,12 @@ export const systemPackages = [
   },
   { name: "nginx-light", binary: "/usr/sbin/nginx", override: "NGINX_PATH", neededBy: "the scale-out test" },
   {
+    name: "firefox-esr",
+    binary: "/usr/bin/firefox-esr",
+    override: "FIREFOX_PATH",
+    neededBy: "the CSP report test (Firefox's report-uri)",
+  },
+  {
     name: "redis-server",
     binary: "/usr/bin/redis-server",
     override: "REDIS_SERVER_PATH",

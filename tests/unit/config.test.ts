@@ -76,10 +76,31 @@ describe("parseConfig", () => {
     ["API_TIMEOUT_MS", "0"],
     ["API_HEALTH_PATH", "health"],
     ["API_MAX_RESPONSE_BYTES", "-5"],
+    ["SECURITY_TXT_CONTACT", "security@example.com"],
+    ["SECURITY_TXT_CONTACT", "mailto:a@example.com, http://example.com/report"],
+    ["SECURITY_TXT_EXPIRES", "next year"],
+    ["SECURITY_TXT_EXPIRES", "2027-10-31"],
+    ["SECURITY_TXT_POLICY", "http://example.com/policy"],
   ])("rejects %s=%s with a message naming the variable", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment variable ${name}: `),
     );
+  });
+
+  it("turns the security.txt on with a contact and an expiry, and refuses either alone", () => {
+    const fields = {
+      SECURITY_TXT_CONTACT: "mailto:a@example.com",
+      SECURITY_TXT_EXPIRES: "2027-10-31T00:00:00Z",
+    };
+    expect(parseConfig({ ...fields, ORIGIN: "https://example.com" }).securityTxt).toEqual({
+      contact: ["mailto:a@example.com"],
+      expires: new Date("2027-10-31T00:00:00Z"),
+      policy: null,
+      canonical: "https://example.com/.well-known/security.txt",
+    });
+    expect(parseConfig({}).securityTxt).toBeNull();
+    for (const [name, value] of Object.entries(fields))
+      expect(() => parseConfig({ [name]: value })).toThrow(/^Invalid environment variable SECURITY_TXT_/);
   });
 });

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startNginx, type LoadBalancer } from "../support/nginx";
+import { Browser, signInThroughProvider } from "../support/oidc-browser";
+import { signInEnv, startOpenIdProvider, type OpenIdProvider } from "../support/oidc-provider";
+import { startReferenceAppServer } from "../support/reference-app";
+import {
+  expectNoServerErrors,
+  HANG_TIMEOUT_MS,
+  reservePort,
+  startServer,
+  type RunningServer,
+} from "../support/server";
+
+// The cache policy (decision 021) as the built server answers: each page's rule merged from its
+// routes', and anonymous pages revalidated with a tag known before rendering.
+
+const { server } = startReferenceAppServer();
+
+const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+  fetch(`${server.url}${path}`, { method, headers, redirect: "manual" });
+
+async function getTag(path: string, headers: Record<string, string> = {}) {
+  const response = await get(path, headers);
+  await response.arrayBuffer();
+  return response.headers.get("etag");
+}
+
+const cookiesOf = (response: Response) =>
+  response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0])
+    .join("; ");
+
+describe("each page's rule, the strictest of its routes'", () => {
+  it.each([
+    ["a child's no-store under a parent's max-age=60", "/faults/cache/no-store", "no-store", false],
+    ["the same as single fetch data", "/faults/cache/no-store.data", "no-store", false],
+    ["a child stating no rule under that parent", "/faults/cache/unstated", "private, no-cache", true],
+    ["the parent's own page, under the layouts", "/faults/cache", "private, no-cache", true],
+    ["the home page", "/", "private, no-cache", true],
+    ["a page with deferred data", "/later/1", "private, no-cache", false],
+    ["the 404 page", "/no/such/page", "private, no-cache", false],
+  ])("%s: %s", async (_name, path, cacheControl, tagged) => {
+    const response = await get(path);
+    await response.arrayBuffer();
+    expect(response.headers.get("cache-control")).toBe(cacheControl);
+    expect(response.headers.has("etag")).toBe(tagged);
+  });
+});
+
+describe("revalidating an anonymous page", () => {
+  it("gives the same weak tag for the same page, and another for another address", async () => {
+    const tag = await getTag("/");
+    expect(tag).toMatch(/^W\/"[\w-]{43}"$/);
+    expect(await getTag("/")).toBe(tag);
+    expect(await getTag("/?utm_source=x")).not.toBe(tag);
+    expect(await getTag("/faults/cache/unstated")).not.toBe(tag);
+  });
+
+  it("answers 304 with its tag and rule only: no policy naming another nonce, no cookie, no body", async () => {
+    const tag = (await getTag("/"))!;
+    const response = await get("/", { "if-none-match": tag });
+    expect(response.status).toBe(304);
+    expect(await response.text()).toBe("");
+    expect(response.headers.get("etag")).toBe(tag);
+    expect(response.headers.get("cache-control")).toBe("private, no-cache");
+    for (const name of ["content-security-policy", "set-cookie", "content-type", "content-length"])
+      expect(response.headers.has(name), name).toBe(false);
+  });
+
+  it.each([
+    ["the tag itself", (tag: string) => tag, 304],
+    ["its strong form (compared weakly)", (tag: string) => tag.slice(2), 304],
+    ["`*`, any current page", () => "*", 304],
+    ["the tag among 2,000 others", (tag: string) => `${'W/"x", '.repeat(2_000)}${tag}`, 304],
+    ["a forged tag", () => 'W/"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"', 200],
+    ["the tag cut short", (tag: string) => tag.slice(0, -3) + '"', 200],
+    ["the tag unquoted", (tag: string) => tag.slice(3, -1), 200],
+    ["an empty tag", () => 'W/""', 200],
+    ["2,000 other tags", () => 'W/"x", '.repeat(2_000).slice(0, -2), 200],
+  ])("If-None-Match with %s: %d", async (_name, ifNoneMatch, status) => {
+    const tag = (await getTag("/"))!;
+    for (const method of ["GET", "HEAD"]) {
+      const response = await get("/", { "if-none-match": ifNoneMatch(tag) }, method);
+      await response.arrayBuffer();
+      expect(response.status, method).toBe(status);
+    }
+  });
+
+  it("never answers a write or another page with 304", async () => {
+    const tag = (await getTag("/"))!;
+    const post = await fetch(`${server.url}/`, {
+      method: "POST",
+      headers: { "if-none-match": tag, "content-type": "application/x-www-form-urlencoded" },
+      body: "a=1",
+    });
+    expect(post.status).toBe(405);
+    expect((await get("/faults/cache/unstated", { "if-none-match": tag })).status).toBe(200);
+  });
+
+  it("tags what the visitor's cookies change, and gives none to a page that sets one", async () => {
+    const posted = await fetch(`${server.url}/preferences/theme`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "theme=dark&redirectTo=%2F",
+      redirect: "manual",
+    });
+    expect(posted.status).toBe(303);
+    const cookies = cookiesOf(posted);
+    // The flash is shown once and cleared by a cookie: that page is no copy to keep.
+    const withFlash = await get("/", { cookie: cookies });
+    expect(await withFlash.text()).toContain("Theme set to Dark.");
+    expect(withFlash.headers.getSetCookie().length).toBeGreaterThan(0);
+    expect(withFlash.headers.has("etag")).toBe(false);
+    const themeOnly = cookies.split("; ").filter((cookie) => cookie.startsWith("theme="))[0]!;
+    const darkTag = await getTag("/", { cookie: themeOnly });
+    expect(darkTag).toMatch(/^W\//);
+    expect(darkTag).not.toBe(await getTag("/"));
+    expect((await get("/", { cookie: themeOnly, "if-none-match": (await getTag("/"))! })).status).toBe(200);
+  });
+});
+
+describe("behind a shared cache (nginx keeping whatever the headers allow for 10 minutes)", () => {
+  let provider: OpenIdProvider;
+  let app: RunningServer;
+  let cache: LoadBalancer;
+
+  beforeAll(async () => {
+    const listener = await reservePort();
+    provider = await startOpenIdProvider({ appOrigins: [listener.url] });
+    app = await startServer(signInEnv(provider, listener.url));
+    cache = await startNginx([app.port], listener, { cache: true });
+  }, HANG_TIMEOUT_MS);
+
+  afterAll(async () => {
+    try {
+      if (app) expectNoServerErrors(app);
+    } finally {
+      await Promise.all([cache?.stop(), app?.stop(), provider?.close()]);
+    }
+  });
+
+  const through = async (browser: Browser, path: string, headers: Record<string, string> = {}) => {
+    const response = await browser.fetch(`${cache.url}${path}`, { headers });
+    return { response, html: await response.text(), from: response.headers.get("x-cache-status") };
+  };
+
+  it("keeps the browser build and no page, so no visitor's cookie is frozen into one", async () => {
+    const visitor = new Browser();
+    const page = await through(visitor, "/");
+    const script = /<link rel="modulepreload" href="(\/build\/[^"]+)"/.exec(page.html)![1]!;
+    expect((await through(visitor, script)).from).toBe("MISS");
+    expect((await through(visitor, script)).from).toBe("HIT");
+    const dark = await fetch(`${cache.url}/preferences/theme`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: cache.url },
+      body: "theme=dark&redirectTo=%2F",
+      redirect: "manual",
+    });
+    const themeCookie = dark.headers.getSetCookie().find((cookie) => cookie.startsWith("theme="))!;
+    const darkVisitor = new Browser();
+    darkVisitor.jar(cache.url).set("theme", themeCookie.split(";")[0]!.slice("theme=".length));
+    expect((await through(darkVisitor, "/")).html).toContain('data-theme="dark"');
+    for (let i = 0; i < 2; i++) {
+      const again = await through(visitor, "/");
+      expect(again.from).not.toBe("HIT");
+      expect(again.html).toContain('data-theme="system"');
+    }
+  });
+
+  it("never keeps a signed-in page, nor shows it to another visitor or after sign-out", async () => {
+    const ada = new Browser();
+    await signInThroughProvider(ada, cache.url, "ada");
+    for (let i = 0; i < 2; i++) {
+      const page = await through(ada, "/");
+      expect(page.html).toContain("Ada Lovelace");
+      expect(page.response.headers.get("cache-control")).toBe("no-store");
+      expect(page.response.headers.has("etag")).toBe(false);
+      expect(page.from).not.toBe("HIT");
+    }
+    const stranger = await through(new Browser(), "/");
+    expect(stranger.html).not.toContain("Ada Lovelace");
+    expect(stranger.from).not.toBe("HIT");
+    const signOutPage = await through(ada, "/");
+    const signedOut = await ada.submit(
+      `${cache.url}/`,
+      signOutPage.html,
+      {},
+      'form[action="/auth/sign-out"]',
+    );
+    expect(signedOut.status).toBe(303);
+    const after = await through(ada, "/");
+    expect(after.html).not.toContain("Ada Lovelace");
+    expect(after.from).not.toBe("HIT");
+  });
+
+  it("answers a revalidation whole, with the policy naming the page's own nonce", async () => {
+    const visitor = new Browser();
+    const tag = (await through(visitor, "/")).response.headers.get("etag")!;
+    // nginx asks the app without the browser's If-None-Match when its cache is on for the address.
+    const again = await through(visitor, "/", { "if-none-match": tag });
+    expect(again.response.status).toBe(200);
+    const nonce = /'nonce-([^']+)'/.exec(again.response.headers.get("content-security-policy")!)![1];
+    expect(again.html).toContain(`nonce="${nonce}"`);
+  });
+});

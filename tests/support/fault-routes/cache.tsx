@@ -1,0 +1,14 @@
+import type { HeadersFunction } from "@remix-run/node";
+import { Outlet } from "@remix-run/react";
+
+// A layout stating a loose rule, over a child stating `no-store` and one stating nothing.
+export const headers: HeadersFunction = () => ({ "Cache-Control": "public, max-age=60" });
+
+export default function CacheRulesLayout() {
+  return (
+    <>
+      <h1>Cache rules</h1>
+      <Outlet />
+    </>
+  );
+}
