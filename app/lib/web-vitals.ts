@@ -1,16 +1,15 @@
 import { useMatches } from "@remix-run/react";
 import { useEffect } from "react";
 import type { Metric } from "web-vitals";
-
-/** Where the page's web vitals are sent, as URL-encoded fields: `route`, then `LCP=…`, `CLS=…` … */
-export const WEB_VITALS_PATH = "/__reports/vitals";
+import { WEB_VITALS_PATH } from "./constants";
 
 let started = false;
 
 /**
  * Measures the page's web vitals once it has hydrated (the library is a chunk of its own, loaded
  * then) and sends those measured so far, with the route id of the page loaded, in one beacon
- * each time the page is hidden. A client-side navigation starts no new measure.
+ * each time the page is hidden, as URL-encoded fields (`route`, then `LCP=…`, `CLS=…` …). A
+ * client-side navigation starts no new measure.
  */
 export function useWebVitals() {
   const routeId = useMatches().at(-1)?.id;

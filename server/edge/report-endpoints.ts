@@ -2,8 +2,8 @@ import express, { type Request, type RequestHandler, type Response } from "expre
 import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
-import { logger } from "~/lib/logger.server";
-import { WEB_VITALS_PATH } from "~/lib/web-vitals";
+import { WEB_VITALS_PATH } from "~/lib/constants";
+import type { AppEntry } from "../app";
 import { sendErrorPage } from "./error-page";
 import { limitWrites } from "./rate-limit";
 
@@ -54,7 +54,12 @@ type Violation = Record<string, unknown>;
  * small body and a rate of its own. A violation is counted and logged without any query string or
  * fragment; web vitals are refused for an unknown route or a value no page can have.
  */
-export function createReportEndpoints(config: Config, build: ServerBuild, sink?: ReportSink): RequestHandler {
+export function createReportEndpoints(
+  config: Config,
+  build: ServerBuild,
+  sink?: ReportSink,
+): RequestHandler {
+  const { logger } = build.entry.module as unknown as AppEntry;
   const routeIds = new Set(Object.keys(build.routes));
   const knownOrigins = new Set([config.signIn ? new URL(config.signIn.issuer).origin : ""]);
   const readViolations = express.json({ type: CSP_TYPES, limit: CSP_MAX_BYTES, inflate: false });
@@ -65,8 +70,12 @@ export function createReportEndpoints(config: Config, build: ServerBuild, sink?:
     inflate: false,
   });
   const limits = {
-    csp: limitWrites(REPORTS_PER_MINUTE, undefined, () => sink?.countRefused("csp", "rate_limited")),
-    vitals: limitWrites(REPORTS_PER_MINUTE, undefined, () => sink?.countRefused("vitals", "rate_limited")),
+    csp: limitWrites(REPORTS_PER_MINUTE, undefined, () =>
+      sink?.countRefused("csp", "rate_limited"),
+    ),
+    vitals: limitWrites(REPORTS_PER_MINUTE, undefined, () =>
+      sink?.countRefused("vitals", "rate_limited"),
+    ),
   };
 
   function acceptViolations(req: Request, res: Response) {
@@ -83,7 +92,9 @@ export function createReportEndpoints(config: Config, build: ServerBuild, sink?:
     if (violations.length < reports.length) return refuse(res, "csp", "malformed");
     // One line a report, however many violations it holds: what a visitor sends never multiplies.
     const logged = violations.slice(0, MAX_REPORTS_PER_BATCH).map((report) => {
-      const directive = readDirective(report["effectiveDirective"] ?? report["effective-directive"]);
+      const directive = readDirective(
+        report["effectiveDirective"] ?? report["effective-directive"],
+      );
       const blockedUrl = report["blockedURL"] ?? report["blocked-uri"];
       const blocked = labelBlocked(blockedUrl, res.locals.origin as string, knownOrigins);
       sink?.countViolation(directive, blocked);
@@ -110,7 +121,8 @@ export function createReportEndpoints(config: Config, build: ServerBuild, sink?:
 
   function acceptVitals(req: Request, res: Response) {
     const { route, ...fields } = req.body as Record<string, unknown>;
-    if (typeof route !== "string" || !routeIds.has(route)) return refuse(res, "vitals", "unknown_route");
+    if (typeof route !== "string" || !routeIds.has(route))
+      return refuse(res, "vitals", "unknown_route");
     const values: [VitalName, number][] = [];
     for (const [name, text] of Object.entries(fields)) {
       if (!(name in VITALS) || typeof text !== "string") return refuse(res, "vitals", "malformed");
@@ -124,7 +136,12 @@ export function createReportEndpoints(config: Config, build: ServerBuild, sink?:
     res.status(204).set("Cache-Control", "no-store").end();
   }
 
-  function refuse(res: Response, endpoint: ReportEndpoint, reason: string, code: ErrorCode = "BAD_REQUEST") {
+  function refuse(
+    res: Response,
+    endpoint: ReportEndpoint,
+    reason: string,
+    code: ErrorCode = "BAD_REQUEST",
+  ) {
     sink?.countRefused(endpoint, reason);
     sendErrorPage(res, code);
   }

@@ -24,6 +24,7 @@ describe("a server started without NODE_ENV", () => {
 describe("the server's own bundle (npm run build:server)", () => {
   const KEEPING_NOTHING = [
     "app/components/error-boundary.tsx",
+    "app/lib/cache-rules.server.ts",
     "app/lib/constants.ts",
     "app/lib/errors.ts",
     "app/lib/redis.server.ts",
