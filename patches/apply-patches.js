@@ -78,7 +78,28 @@ export function applyPatches(nodeModules) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/**
+ * The advisories whose fix is missing from the packages `require` finds (the server's, resolved
+ * from its build): an install that ran no scripts leaves them out.
+ */
+export function findMissingFixes(require) {
+  const isFixed = (patch) => {
+    try {
+      const root = path.dirname(require.resolve(`${patch.package}/package.json`));
+      return patch.files.every((file) => {
+        const text = readFileSync(path.join(root, file), "utf8");
+        return patch.replacements.every(([from, to]) => text.includes(to) && !text.includes(from));
+      });
+    } catch {
+      return false;
+    }
+  };
+  return patches.filter((patch) => !isFixed(patch)).map((patch) => patch.advisory);
+}
+
+// Run as a script, not bundled into the server, whose own file would then be argv[1].
+const isScript = import.meta.url.endsWith("/apply-patches.js");
+if (isScript && import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   try {
     applyPatches(path.join(process.cwd(), "node_modules"));
   } catch (error) {
