@@ -5,6 +5,16 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createMemoryBackend,
+  createRedisBackend,
+  createSessionId,
+  MAX_MEMORY_SESSIONS,
+  MAX_SESSIONS_PER_ACCOUNT,
+  type Session,
+} from "~/auth/session-store.server";
+import { createThrottledWarning } from "~/lib/logger.server";
+import { connectRedis } from "~/lib/redis.server";
 import { parseHtml } from "../support/html";
 import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
@@ -229,5 +239,47 @@ describe("a freshly started instance with sessions in Redis", () => {
     await redis.stop();
     expect((await fetch(`${origin}/readyz`)).status).toBe(200);
     expect(await visitorName(browser, `${origin}/`)).toBeNull();
+  });
+});
+
+// In memory, as many sign-ins as pushed everyone out before; in Redis, which pushes no one out,
+// enough to pass the bound.
+describe.each([
+  [
+    "in memory",
+    MAX_MEMORY_SESSIONS + 50,
+    async () => ({ backend: createMemoryBackend(), close: async () => {} }),
+  ],
+  [
+    "in Redis",
+    MAX_SESSIONS_PER_ACCOUNT * 2,
+    async () => {
+      const redis = await startRedis();
+      const warn = createThrottledWarning("sessions");
+      const connection = await connectRedis(redis.url, { timeoutMs: 5_000, waitForConnection: true, warn });
+      return { backend: createRedisBackend(connection), close: () => (connection.close(), redis.stop()) };
+    },
+  ],
+])("sessions %s", (_where, signIns, open) => {
+  it("keep MAX_SESSIONS_PER_ACCOUNT per account: one account signing in again and again ends its own oldest, no one else's", async () => {
+    const { backend, close } = await open();
+    try {
+      const now = Date.now();
+      const signIn = (sub: string, at: number) =>
+        ({ id: createSessionId(), sub, createdAt: at, seenAt: at }) as Session;
+      const others = ["ada", "bob"].map((sub) => signIn(sub, now));
+      for (const session of others) await backend.set(session, 600);
+      const repeated = Array.from({ length: signIns }, (_, i) => signIn("mallory", now + i + 1));
+      for (const session of repeated) await backend.set(session, 600);
+      // Saved again, as each page's touch does.
+      await backend.set(repeated.at(-1)!, 600);
+      for (const session of others) expect(await backend.get(session.id)).not.toBeNull();
+      const kept: boolean[] = [];
+      for (const session of repeated) kept.push((await backend.get(session.id)) !== null);
+      expect(kept.filter(Boolean)).toHaveLength(MAX_SESSIONS_PER_ACCOUNT);
+      expect(kept.slice(-MAX_SESSIONS_PER_ACCOUNT).every(Boolean)).toBe(true);
+    } finally {
+      await close();
+    }
   });
 });
