@@ -1,21 +1,35 @@
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 import { getConfig, type SignInSettings } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
 import type { RedisConnection } from "~/lib/redis.server";
 
-export type Session = {
-  id: string;
-  sub: string;
-  name: string;
-  roles: string[];
-  accessToken: string;
-  refreshToken: string | null;
-  idToken: string | null;
-  tokenIssuedAt: number;
-  tokenExpiresAt: number;
-  createdAt: number;
-  seenAt: number;
-};
+// As Redis keeps it: a record of another shape (a rolling upgrade's) reads as no session.
+const StoredSessionSchema = z.object({
+  sub: z.string(),
+  name: z.string(),
+  roles: z.array(z.string()),
+  accessToken: z.string(),
+  refreshToken: z.string().nullable(),
+  idToken: z.string().nullable(),
+  tokenIssuedAt: z.number(),
+  tokenExpiresAt: z.number(),
+  createdAt: z.number(),
+  seenAt: z.number(),
+});
+
+export type Session = z.infer<typeof StoredSessionSchema> & { id: string };
+
+function readStoredSession(id: string, stored: string): Session | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(stored);
+  } catch {
+    return null;
+  }
+  const result = StoredSessionSchema.safeParse(value);
+  return result.success ? { ...result.data, id } : null;
+}
 
 type Backend = {
   get(id: string): Promise<Session | null>;
@@ -124,7 +138,7 @@ export function createRedisBackend(redis: RedisConnection): Backend {
   return {
     async get(id) {
       const stored = await redis.command<string | null>(["GET", keyOf(id)]);
-      return stored ? { ...(JSON.parse(stored) as Session), id } : null;
+      return stored ? readStoredSession(id, stored) : null;
     },
     async set(session, seconds) {
       const keys = [keyOf(session.id), `account:${session.sub}`];

@@ -118,6 +118,28 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     for (let i = 0; i < 2; i++) expect(await visitorName(kept, `${balancer.url}/things/1/edit`)).toBeNull();
   });
 
+  it.each([
+    ["not JSON", () => "{not json"],
+    [
+      "of another shape",
+      (stored: string) => JSON.stringify({ ...JSON.parse(stored), roles: "editor,admin" }),
+    ],
+  ])("signs out a visitor whose session in Redis is %s, without a 500", async (_case, rewrite) => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, balancer.url, "ada", "/things/1");
+    // The cookie holds the session id, signed: base64 of its JSON, a dot, the signature.
+    const cookie = decodeURIComponent(browser.jar(balancer.url).get("session")!);
+    const id = JSON.parse(Buffer.from(cookie.split(".")[0]!, "base64").toString()) as string;
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    const stored = (await admin.get(`session:${id}`))!;
+    await admin.set(`session:${id}`, rewrite(stored), { EX: 600 });
+    admin.destroy();
+    for (let i = 0; i < 2; i++)
+      expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+    expect((await browser.fetch(guarded)).status).toBe(303);
+  });
+
   it("answers 503, never 500, while Redis is frozen or down, and pages that only vary render signed out", async () => {
     const browser = new Browser();
     await signInThroughProvider(browser, balancer.url, "ada", "/things/1");
@@ -265,8 +287,19 @@ describe.each([
     const { backend, close } = await open();
     try {
       const now = Date.now();
-      const signIn = (sub: string, at: number) =>
-        ({ id: createSessionId(), sub, createdAt: at, seenAt: at }) as Session;
+      const signIn = (sub: string, at: number): Session => ({
+        id: createSessionId(),
+        sub,
+        name: sub,
+        roles: [],
+        accessToken: "token",
+        refreshToken: null,
+        idToken: null,
+        tokenIssuedAt: at,
+        tokenExpiresAt: at + 300_000,
+        createdAt: at,
+        seenAt: at,
+      });
       const others = ["ada", "bob"].map((sub) => signIn(sub, now));
       for (const session of others) await backend.set(session, 600);
       const repeated = Array.from({ length: signIns }, (_, i) => signIn("mallory", now + i + 1));
