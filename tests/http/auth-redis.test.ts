@@ -19,7 +19,9 @@ import { parseHtml } from "../support/html";
 import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
+import { answerThingsApi } from "../support/oidc-app";
 import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
+import { signInScripted, startSuiteWithScriptedProvider } from "../support/oidc-scripted-provider";
 import { getFreePort } from "../support/ports";
 import { startRedis, type Redis } from "../support/redis";
 import { buildReferenceApp, expectCataloguePage } from "../support/reference-app";
@@ -30,6 +32,27 @@ const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: f
 
 const answerThing = (_req: http.IncomingMessage, res: http.ServerResponse) =>
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(THING));
+
+/** The session id a browser's cookie holds, signed: base64 of its JSON, a dot, the signature. */
+function getSessionId(browser: Browser, url: string) {
+  const cookie = decodeURIComponent(browser.jar(url).get("session")!);
+  return JSON.parse(Buffer.from(cookie.split(".")[0]!, "base64").toString()) as string;
+}
+
+const createAdminClient = (url: string) => createClient({ url });
+
+async function withRedisClient<T>(
+  url: string,
+  task: (client: ReturnType<typeof createAdminClient>) => Promise<T>,
+) {
+  const client = createAdminClient(url);
+  await client.connect();
+  try {
+    return await task(client);
+  } finally {
+    client.destroy();
+  }
+}
 
 async function visitorName(browser: Browser, url: string) {
   const page = await browser.fetch(url);
@@ -127,14 +150,8 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
   ])("signs out a visitor whose session in Redis is %s, without a 500", async (_case, rewrite) => {
     const browser = new Browser();
     await signInThroughProvider(browser, balancer.url, "ada", "/things/1");
-    // The cookie holds the session id, signed: base64 of its JSON, a dot, the signature.
-    const cookie = decodeURIComponent(browser.jar(balancer.url).get("session")!);
-    const id = JSON.parse(Buffer.from(cookie.split(".")[0]!, "base64").toString()) as string;
-    const admin = createClient({ url: redis.url });
-    await admin.connect();
-    const stored = (await admin.get(`session:${id}`))!;
-    await admin.set(`session:${id}`, rewrite(stored), { EX: 600 });
-    admin.destroy();
+    const key = `session:${getSessionId(browser, balancer.url)}`;
+    await withRedisClient(redis.url, async (admin) => admin.set(key, rewrite((await admin.get(key))!)));
     for (let i = 0; i < 2; i++)
       expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
     expect((await browser.fetch(guarded)).status).toBe(303);
@@ -314,5 +331,34 @@ describe.each([
     } finally {
       await close();
     }
+  });
+});
+
+describe("a token refresh whose lock an instance that died still holds", () => {
+  let redis: Redis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    return () => redis.stop();
+  });
+  const suite = startSuiteWithScriptedProvider({
+    referenceApp: true,
+    env: () => ({ SESSION_REDIS_URL: redis.url, OIDC_TIMEOUT_MS: "1000" }),
+  });
+
+  it("is made here once the lock runs out, the visitor still signed in", async () => {
+    suite.upstream.handle(answerThingsApi(() => true));
+    Object.assign(suite.provider, { subject: { sub: "ada", name: "Ada", roles: ["editor"] }, expiresIn: 1 });
+    const browser = new Browser();
+    expect((await signInScripted(browser, suite.app)).status).toBe(303);
+    // What an instance that took the lock and died leaves behind, for the lock's time (twice OIDC_TIMEOUT_MS).
+    const lock = `lock:refresh:${getSessionId(browser, suite.app.url)}`;
+    await withRedisClient(redis.url, (admin) => admin.set(lock, "a dead instance's", { PX: 2_000 }));
+    const refreshes = suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+    // The access token has expired; the refresh token is good.
+    await sleep(1_000);
+    expect(await visitorName(browser, `${suite.app.url}/things/1/feature`)).toBe("Ada");
+    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
+      refreshes + 1,
+    );
   });
 });
