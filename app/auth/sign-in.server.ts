@@ -123,9 +123,11 @@ export async function signOut(request: Request, settings: SignInSettings) {
   const headers = new Headers({ "Cache-Control": "no-store" });
   let idToken: string | null = null;
   try {
-    const { session } = await readVisitor(request, settings);
+    // As stored: ending a session waits on no token refresh.
+    const sessions = await getSessionStore(settings);
+    const session = await sessions.load(request);
     idToken = session?.idToken ?? null;
-    headers.append("Set-Cookie", await (await getSessionStore(settings)).remove(session));
+    headers.append("Set-Cookie", await sessions.remove(session));
   } catch (error) {
     if (!(error instanceof RedisUnavailableError)) throw error;
     throw createErrorResponse("SIGN_IN_UNAVAILABLE");
