@@ -53,7 +53,6 @@ async function discoverProvider(settings: SignInSettings) {
     },
   );
   config[client.customFetch] = fetchWithinLimits;
-  noteProviderAnswered();
   // openid-client trusts an ID token from the token endpoint on TLS alone; its signature is checked too.
   client.enableNonRepudiationChecks(config);
   const canEndSession = Boolean(config.serverMetadata().end_session_endpoint);
@@ -143,9 +142,6 @@ const warnings: Partial<Record<ErrorCode, ReturnType<typeof createThrottledWarni
   SIGN_IN_EXPIRED: createThrottledWarning("sign-in: the provider refused a code or refresh token"),
   SIGN_IN_FAILED: createThrottledWarning("sign-in: the provider's answer could not be trusted"),
 };
-
-/** The provider answered: its next failure is said at once. */
-export const noteProviderAnswered = () => warnings.SIGN_IN_UNAVAILABLE!.reset();
 
 /** The catalogue entry for a failed exchange with the provider, each kind warned at most once a minute. */
 export function getProviderFailure(error: unknown, during: string): ErrorCode {

@@ -30,7 +30,6 @@ export async function getSessionStore(settings: SignInSettings) {
         timeoutMs: 1_000,
         waitForConnection: true,
         warn: warnRedisFailed,
-        onReady: warnRedisFailed.reset,
       }).then((redis) => ({ store: createSessionStore(createRedisBackend(redis), settings), redis }))
     : Promise.resolve({ store: createSessionStore(createMemoryBackend(), settings) });
   return (await opened).store;
@@ -125,7 +124,6 @@ function refreshUnderLock(
     try {
       const { client, config } = await provider.getProvider(settings);
       const tokens = await client.refreshTokenGrant(config, session.refreshToken!);
-      provider.noteProviderAnswered();
       const next = provider.withTokens(session, tokens, settings.rolesClaim);
       await sessions.save(next);
       return { session: next };

@@ -5,13 +5,7 @@ import { createErrorResponse, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
 import { RedisUnavailableError } from "~/lib/redis.server";
 import { getSafeRedirect } from "~/lib/safe-redirect";
-import {
-  getProvider,
-  getProviderFailure,
-  noteProviderAnswered,
-  readUser,
-  withTokens,
-} from "./provider.server";
+import { getProvider, getProviderFailure, readUser, withTokens } from "./provider.server";
 import { getSessionStore, readVisitor } from "./session.server";
 import { createSessionId } from "./session-store.server";
 
@@ -100,7 +94,6 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
       expectedNonce: transaction.nonce,
       idTokenExpected: true,
     });
-    noteProviderAnswered();
     const now = Date.now();
     const user = { id: createSessionId(), ...readUser(tokens.claims()!, settings.rolesClaim) };
     const session = withTokens({ ...user, createdAt: now, seenAt: now }, tokens, settings.rolesClaim);

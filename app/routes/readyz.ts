@@ -46,7 +46,6 @@ async function checkUpstream(request: Request, url: URL, timeoutMs: number): Pro
     const response = await sendRequest(createExchange(request, "GET", url), deadline.signal);
     response.destroy();
     if ((response.statusCode ?? 0) >= 500) return "UPSTREAM_UNAVAILABLE";
-    warnNotReady.reset();
     return null;
   } catch (error) {
     if (deadline.passed) return "UPSTREAM_TIMEOUT";

@@ -72,7 +72,6 @@ export async function startRateLimitStore(url: string, onError: () => void) {
         () => {
           if (counting) return;
           counting = true;
-          warnStoreFailed.reset();
           logger.info("rate limit: counting in Redis");
         },
         (error: unknown) => {

@@ -78,7 +78,8 @@ export function createConnections(config: Config) {
   return { createAppServer, drain, describeInFlight, countInFlight: () => inFlight.size };
 }
 
-// Node's timeouts cover a request arriving, not its answer leaving.
+// Node's timeouts cover a request arriving, not its answer leaving, nor a connection left open
+// while the server drains.
 function closeStalledConnections(server: Server, timeoutMs: number) {
   const sockets = new Map<Socket, { sent: number; since: number } | null>();
   server.on("connection", (socket: Socket) => {
@@ -88,6 +89,12 @@ function closeStalledConnections(server: Server, timeoutMs: number) {
   const check = () => {
     const now = performance.now();
     for (const [socket, progress] of sockets) {
+      // Once closed, Node times out no headers: a connection that never sent a byte (a browser's
+      // preconnect) would hold the drain until its deadline.
+      if (!server.listening && socket.bytesRead === 0) {
+        socket.destroy();
+        continue;
+      }
       if (socket.writableLength === 0) {
         if (progress) sockets.set(socket, null);
         continue;

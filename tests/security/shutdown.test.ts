@@ -1,6 +1,7 @@
 import net from "node:net";
 import { expect, it } from "vitest";
 import { parseResponse } from "../support/raw-http";
+import { getClosedPort } from "../support/upstream";
 import {
   expectNoServerErrors,
   getLogLines,
@@ -163,3 +164,22 @@ it("exits 1, saying so, when a request is still in flight at the shutdown deadli
     await server.stop("SIGKILL");
   }
 });
+
+it.each(["app", "metrics"])(
+  "exits 0 on SIGTERM with a connection to the %s port that never sent a byte (a browser's preconnect)",
+  async (port) => {
+    const metricsPort = await getClosedPort();
+    const server = await startServer({ ...SLOW_ENV, METRICS_PORT: String(metricsPort) });
+    try {
+      const silent = net.connect(port === "app" ? server.port : metricsPort, "127.0.0.1");
+      silent.on("error", () => {});
+      const closed = new Promise((resolve) => silent.once("close", resolve));
+      await new Promise((resolve) => silent.once("connect", resolve));
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      await closed;
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  },
+);
