@@ -21,6 +21,7 @@ import {
   kubernetesDir,
   overlays,
   readSecretsExample,
+  renderBase,
   renderOverlay,
   type KubernetesObject,
 } from "./manifests";
@@ -297,6 +298,24 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     const peerPorts = new Set(peers.map((peer) => peer.port));
     for (const rule of egress.filter((rule) => !isDns(rule)))
       for (const port of rule.ports!) expect(peerPorts, `port ${port.port} is a peer's`).toContain(port.port);
+  });
+});
+
+describe.each(["base", ...overlays])("the autoscaler of %s", (name) => {
+  it("scales on a resource's utilisation only of pods that request it", () => {
+    const objects = name === "base" ? renderBase() : renderOverlay(name);
+    const autoscaler = findObject<IHorizontalPodAutoscaler>(objects, "HorizontalPodAutoscaler");
+    const containers = findObject<IDeployment>(objects, "Deployment").spec!.template.spec!.containers;
+    const utilisations = (autoscaler.spec!.metrics ?? []).filter(
+      (metric) => metric.type === "Resource" && metric.resource!.target.type === "Utilization",
+    );
+    expect(utilisations.length).toBeGreaterThan(0);
+    for (const { resource } of utilisations)
+      for (const container of containers)
+        expect(
+          container.resources?.requests?.[resource!.name],
+          `${container.name} requests ${resource!.name}`,
+        ).toBeDefined();
   });
 });
 
