@@ -99,6 +99,16 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     expect(container.readinessProbe!.timeoutSeconds! * 1000).toBeGreaterThan(config.API_TIMEOUT_MS);
   });
 
+  it("gives liveness the wait docs/kubernetes.md's crowd was measured against, and several misses", () => {
+    const read = (file: string) => readFileSync(path.join(projectRoot, file), "utf8");
+    const measuredAgainst = /slower than the liveness probe's (\d+) s/.exec(read("docs/kubernetes.md"))?.[1];
+    const benchWait = /CROWD_PROBE_MS \?\? ([\d_]+)/.exec(read("tests/bench/crowd.ts"))?.[1];
+    expect(container.livenessProbe!.timeoutSeconds).toBe(Number(measuredAgainst));
+    expect(Number(benchWait?.replaceAll("_", ""))).toBe(Number(measuredAgainst) * 1000);
+    // A crowd is answered within seconds: it may fail one probe, not the several a restart takes.
+    expect(container.livenessProbe!.failureThreshold).toBeGreaterThanOrEqual(3);
+  });
+
   it("opens the ports the ConfigMap's PORT and METRICS_PORT say, named", () => {
     const data = getConfigMapData(objects);
     expect(data.PORT).toBeDefined();
