@@ -3,9 +3,9 @@
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm ci applies the framework fixes the app carries (postinstall).
-COPY patches ./patches
-RUN npm ci --no-audit --no-fund
+# No package's install script runs; npm run build applies the framework fixes the app carries,
+# and the server refuses to start without them.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run build && npm prune --omit=dev
 

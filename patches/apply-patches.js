@@ -16,11 +16,14 @@ export const patches = [
     package: "@remix-run/router",
     version: "1.23.4",
     files: ["dist/router.js", "dist/router.cjs.js"],
-    // A backslash is a slash to the browser: `/\evil.example` must not leave the site, and no
-    // resolved path may start with two separators.
+    // A backslash is a slash to the browser, which also drops every tab, CR and LF: neither
+    // `/\evil.example` nor `/<TAB>/evil.example` may leave the site, and no resolved path may
+    // start with two separators.
     replacements: [
       [
         'const removeDoubleSlashes = path => path.replace(/\\/\\/+/g, "/");',
+        'const removeDoubleSlashes = path => path.replace(/[\\t\\n\\r]/g, "").replace(/[\\\\/]{2,}/g, "/");',
+        // What the patch's first version left.
         'const removeDoubleSlashes = path => path.replace(/[\\\\/]{2,}/g, "/");',
       ],
       [
@@ -39,13 +42,18 @@ export const patches = [
   },
 ];
 
-/** The text of `file` with every replacement made; throws when the file is not the one expected. */
+/**
+ * The text of `file` with every replacement `[from, to, ...what earlier versions of the patch
+ * left]` made; throws when the file is not the one expected.
+ */
 export function patchText(text, replacements, file) {
   let patched = text;
-  for (const [from, to] of replacements) {
-    if (patched.includes(to) && !patched.includes(from)) continue;
-    if (patched.split(from).length !== 2) throw new Error(`${file}: expected "${from}" exactly once`);
-    patched = patched.replace(from, () => to);
+  for (const [from, to, ...earlier] of replacements) {
+    const found = [from, ...earlier].filter((before) => patched.includes(before));
+    if (patched.includes(to) && found.length === 0) continue;
+    if (found.length !== 1 || patched.split(found[0]).length !== 2)
+      throw new Error(`${file}: expected "${from}" exactly once`);
+    patched = patched.replace(found[0], () => to);
   }
   return patched;
 }
@@ -70,7 +78,28 @@ export function applyPatches(nodeModules) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/**
+ * The advisories whose fix is missing from the packages `require` finds (the server's, resolved
+ * from its build): an install that ran no scripts leaves them out.
+ */
+export function findMissingFixes(require) {
+  const isFixed = (patch) => {
+    try {
+      const root = path.dirname(require.resolve(`${patch.package}/package.json`));
+      return patch.files.every((file) => {
+        const text = readFileSync(path.join(root, file), "utf8");
+        return patch.replacements.every(([from, to]) => text.includes(to) && !text.includes(from));
+      });
+    } catch {
+      return false;
+    }
+  };
+  return patches.filter((patch) => !isFixed(patch)).map((patch) => patch.advisory);
+}
+
+// Run as a script, not bundled into the server, whose own file would then be argv[1].
+const isScript = import.meta.url.endsWith("/apply-patches.js");
+if (isScript && import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   try {
     applyPatches(path.join(process.cwd(), "node_modules"));
   } catch (error) {

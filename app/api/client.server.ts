@@ -163,7 +163,6 @@ export async function callApi<C extends Call>(
     }
     const answer = await readAnswer(call, response, settings.API_MAX_RESPONSE_BYTES);
     report("ok");
-    failures.get(name)?.reset();
     return answer;
   } catch (error) {
     if (request.signal.aborted) {

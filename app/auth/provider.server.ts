@@ -26,13 +26,21 @@ export function getProvider(settings: SignInSettings): Promise<Provider> {
 async function discoverProvider(settings: SignInSettings) {
   const client = await import("openid-client");
   const fetchWithinLimits: OpenId.CustomFetch = async (url, options) => {
-    const response = await fetch(url, {
-      ...options,
-      body: options.body as BodyInit | undefined,
-      signal: AbortSignal.timeout(settings.timeoutMs),
-      redirect: "error",
-    });
-    return readWhole(response, settings.maxResponseBytes);
+    // Held by its timer until the body is read: on Node 20 nothing holds AbortSignal.timeout's,
+    // and a garbage collection takes its timer with it.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new TimeoutError()), settings.timeoutMs);
+    try {
+      const response = await fetch(url, {
+        ...options,
+        body: options.body as BodyInit | undefined,
+        signal: deadline.signal,
+        redirect: "error",
+      });
+      return await readWhole(response, settings.maxResponseBytes, deadline.signal);
+    } finally {
+      clearTimeout(timer);
+    }
   };
   const config = await client.discovery(
     new URL(settings.issuer),
@@ -45,7 +53,6 @@ async function discoverProvider(settings: SignInSettings) {
     },
   );
   config[client.customFetch] = fetchWithinLimits;
-  noteProviderAnswered();
   // openid-client trusts an ID token from the token endpoint on TLS alone; its signature is checked too.
   client.enableNonRepudiationChecks(config);
   const canEndSession = Boolean(config.serverMetadata().end_session_endpoint);
@@ -53,9 +60,12 @@ async function discoverProvider(settings: SignInSettings) {
 }
 
 class AnswerTooLargeError extends Error {}
+class TimeoutError extends Error {
+  name = "TimeoutError";
+}
 
 /** The answer read whole here, at most `limit` bytes, so that openid-client never holds more. */
-async function readWhole(response: Response, limit: number) {
+async function readWhole(response: Response, limit: number, deadline: AbortSignal) {
   const tooLarge = new AnswerTooLargeError("answer larger than OIDC_MAX_RESPONSE_BYTES");
   if (Number(response.headers.get("content-length")) > limit) {
     await response.body?.cancel().catch(() => {});
@@ -64,13 +74,21 @@ async function readWhole(response: Response, limit: number) {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body?.getReader();
-  for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
-    size += read.value.byteLength;
-    if (size > limit) {
-      await reader!.cancel().catch(() => {});
-      throw tooLarge;
+  // fetch's own link from the signal to the body is weak on Node 20: the deadline cancels the read.
+  const cancel = () => void reader?.cancel(deadline.reason).catch(() => {});
+  deadline.addEventListener("abort", cancel, { once: true });
+  try {
+    for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
+      size += read.value.byteLength;
+      if (size > limit) {
+        await reader!.cancel().catch(() => {});
+        throw tooLarge;
+      }
+      chunks.push(read.value);
     }
-    chunks.push(read.value);
+    deadline.throwIfAborted();
+  } finally {
+    deadline.removeEventListener("abort", cancel);
   }
   const headers = new Headers(response.headers);
   headers.delete("content-encoding");
@@ -124,9 +142,6 @@ const warnings: Partial<Record<ErrorCode, ReturnType<typeof createThrottledWarni
   SIGN_IN_EXPIRED: createThrottledWarning("sign-in: the provider refused a code or refresh token"),
   SIGN_IN_FAILED: createThrottledWarning("sign-in: the provider's answer could not be trusted"),
 };
-
-/** The provider answered: its next failure is said at once. */
-export const noteProviderAnswered = () => warnings.SIGN_IN_UNAVAILABLE!.reset();
 
 /** The catalogue entry for a failed exchange with the provider, each kind warned at most once a minute. */
 export function getProviderFailure(error: unknown, during: string): ErrorCode {

@@ -1,21 +1,35 @@
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 import { getConfig, type SignInSettings } from "~/lib/config.server";
 import { createSignedCookie, getCookieName } from "~/lib/cookies.server";
 import type { RedisConnection } from "~/lib/redis.server";
 
-export type Session = {
-  id: string;
-  sub: string;
-  name: string;
-  roles: string[];
-  accessToken: string;
-  refreshToken: string | null;
-  idToken: string | null;
-  tokenIssuedAt: number;
-  tokenExpiresAt: number;
-  createdAt: number;
-  seenAt: number;
-};
+// As Redis keeps it: a record of another shape (a rolling upgrade's) reads as no session.
+const StoredSessionSchema = z.object({
+  sub: z.string(),
+  name: z.string(),
+  roles: z.array(z.string()),
+  accessToken: z.string(),
+  refreshToken: z.string().nullable(),
+  idToken: z.string().nullable(),
+  tokenIssuedAt: z.number(),
+  tokenExpiresAt: z.number(),
+  createdAt: z.number(),
+  seenAt: z.number(),
+});
+
+export type Session = z.infer<typeof StoredSessionSchema> & { id: string };
+
+function readStoredSession(id: string, stored: string): Session | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(stored);
+  } catch {
+    return null;
+  }
+  const result = StoredSessionSchema.safeParse(value);
+  return result.success ? { ...result.data, id } : null;
+}
 
 type Backend = {
   get(id: string): Promise<Session | null>;
@@ -26,6 +40,8 @@ type Backend = {
 };
 
 export const MAX_MEMORY_SESSIONS = 10_000;
+// An account's sessions at once (decision 023): its next sign-in ends its oldest.
+export const MAX_SESSIONS_PER_ACCOUNT = 10;
 const MAX_CLAIMS = 100_000;
 
 export const createSessionId = () => randomBytes(32).toString("base64url");
@@ -68,12 +84,24 @@ export function createSessionStore(backend: Backend, settings: SignInSettings) {
 /** Sessions in this process's memory, the least recently saved going first past the cap. */
 export function createMemoryBackend(): Backend {
   const sessions = new Map<string, { session: Session; until: number }>();
+  // Each account's session ids, the first signed in first.
+  const accounts = new Map<string, Set<string>>();
   const claims = new Map<string, { until: number }>();
+  const forget = (id: string) => {
+    const sub = sessions.get(id)?.session.sub ?? "";
+    sessions.delete(id);
+    const ids = accounts.get(sub);
+    if (ids?.delete(id) && ids.size === 0) accounts.delete(sub);
+  };
   // Both maps are in the order their entries were written: the oldest first.
-  const makeRoom = (entries: Map<string, { until: number }>, max: number) => {
+  const makeRoom = <T extends { until: number }>(
+    entries: Map<string, T>,
+    max: number,
+    remove: (key: string) => void = (key) => entries.delete(key),
+  ) => {
     for (const [key, { until }] of entries) {
       if (until > Date.now() && entries.size < max) break;
-      entries.delete(key);
+      remove(key);
     }
   };
   return {
@@ -83,10 +111,13 @@ export function createMemoryBackend(): Backend {
     },
     async set(session, seconds) {
       sessions.delete(session.id);
-      makeRoom(sessions, MAX_MEMORY_SESSIONS);
+      makeRoom(sessions, MAX_MEMORY_SESSIONS, forget);
       sessions.set(session.id, { session, until: Date.now() + seconds * 1000 });
+      const ids = accounts.get(session.sub) ?? new Set();
+      accounts.set(session.sub, ids.add(session.id));
+      for (const id of ids) if (ids.size > MAX_SESSIONS_PER_ACCOUNT) forget(id);
     },
-    delete: async (id) => void sessions.delete(id),
+    delete: async (id) => void forget(id),
     async claimOnce(key, seconds) {
       makeRoom(claims, MAX_CLAIMS);
       if (claims.has(key)) return false;
@@ -98,21 +129,28 @@ export function createMemoryBackend(): Backend {
   };
 }
 
+const SESSION_PREFIX = "session:";
+
 export function createRedisBackend(redis: RedisConnection): Backend {
-  const keyOf = (id: string) => `session:${id}`;
+  const keyOf = (id: string) => `${SESSION_PREFIX}${id}`;
   return {
     async get(id) {
       const stored = await redis.command<string | null>(["GET", keyOf(id)]);
-      return stored ? { ...(JSON.parse(stored) as Session), id } : null;
+      return stored ? readStoredSession(id, stored) : null;
     },
     async set(session, seconds) {
-      await redis.command([
-        "SET",
-        keyOf(session.id),
+      const keys = [keyOf(session.id), `account:${session.sub}`];
+      const ttl = String(Math.max(1, seconds));
+      const most = String(MAX_SESSIONS_PER_ACCOUNT);
+      const args = [
         JSON.stringify(session),
-        "EX",
-        String(Math.max(1, seconds)),
-      ]);
+        ttl,
+        String(session.createdAt),
+        session.id,
+        most,
+        SESSION_PREFIX,
+      ];
+      await redis.command(["EVAL", SAVE_SESSION, "2", ...keys, ...args]);
     },
     delete: async (id) => void (await redis.command(["DEL", keyOf(id)])),
     claimOnce: async (key, seconds) =>
@@ -130,5 +168,14 @@ export function createRedisBackend(redis: RedisConnection): Backend {
     },
   };
 }
+
+// The session, and its account's sessions by sign-in time, past the most of which the oldest end.
+const SAVE_SESSION = `redis.call("SET", KEYS[1], ARGV[1], "EX", ARGV[2])
+redis.call("ZADD", KEYS[2], "NX", ARGV[3], ARGV[4])
+for _, id in ipairs(redis.call("ZRANGE", KEYS[2], 0, -tonumber(ARGV[5]) - 1)) do
+  redis.call("DEL", ARGV[6] .. id)
+  redis.call("ZREM", KEYS[2], id)
+end
+if redis.call("TTL", KEYS[2]) < tonumber(ARGV[2]) then redis.call("EXPIRE", KEYS[2], ARGV[2]) end`;
 
 const RELEASE_LOCK = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;

@@ -30,7 +30,6 @@ export async function getSessionStore(settings: SignInSettings) {
         timeoutMs: 1_000,
         waitForConnection: true,
         warn: warnRedisFailed,
-        onReady: warnRedisFailed.reset,
       }).then((redis) => ({ store: createSessionStore(createRedisBackend(redis), settings), redis }))
     : Promise.resolve({ store: createSessionStore(createMemoryBackend(), settings) });
   return (await opened).store;
@@ -96,16 +95,35 @@ export function refreshSession(session: Session, settings: SignInSettings): Prom
 
 async function runRefresh(session: Session, settings: SignInSettings): Promise<Session | null> {
   const sessions = await getSessionStore(settings);
+  if (!session.refreshToken) return session.tokenExpiresAt > Date.now() ? session : null;
+  const lockMs = settings.timeoutMs * 2;
+  // Another instance's refresh is waited for; a lock its holder died with runs out, then this one refreshes.
+  const endsAt = Date.now() + 2 * lockMs;
+  for (;;) {
+    const outcome = await refreshUnderLock(session, settings, sessions, lockMs);
+    if (outcome) return outcome.session;
+    const stored = await sessions.get(session.id);
+    if (stored?.tokenIssuedAt !== session.tokenIssuedAt) return stored;
+    if (Date.now() > endsAt) break;
+    await sleep(100);
+  }
+  logger.warn("sign-in: another instance's token refresh did not finish in time");
+  return session.tokenExpiresAt > Date.now() ? session : null;
+}
+
+function refreshUnderLock(
+  session: Session,
+  settings: SignInSettings,
+  sessions: SessionStore,
+  lockMs: number,
+) {
   const stillValid = session.tokenExpiresAt > Date.now();
-  if (!session.refreshToken) return stillValid ? session : null;
-  const deadline = settings.timeoutMs * 2;
-  const outcome = await sessions.withLock(`refresh:${session.id}`, deadline, async () => {
+  return sessions.withLock(`refresh:${session.id}`, lockMs, async () => {
     const stored = await sessions.get(session.id);
     if (stored?.tokenIssuedAt !== session.tokenIssuedAt) return { session: stored };
     try {
       const { client, config } = await provider.getProvider(settings);
       const tokens = await client.refreshTokenGrant(config, session.refreshToken!);
-      provider.noteProviderAnswered();
       const next = provider.withTokens(session, tokens, settings.rolesClaim);
       await sessions.save(next);
       return { session: next };
@@ -119,15 +137,4 @@ async function runRefresh(session: Session, settings: SignInSettings): Promise<S
       return { session: null };
     }
   });
-  return outcome ? outcome.session : waitForRefreshElsewhere(session, sessions, deadline);
-}
-
-async function waitForRefreshElsewhere(session: Session, sessions: SessionStore, deadline: number) {
-  for (const endsAt = Date.now() + deadline; Date.now() < endsAt;) {
-    await sleep(100);
-    const stored = await sessions.get(session.id);
-    if (stored?.tokenIssuedAt !== session.tokenIssuedAt) return stored;
-  }
-  logger.warn("sign-in: another instance's token refresh did not finish in time");
-  return session.tokenExpiresAt > Date.now() ? session : null;
 }

@@ -5,13 +5,7 @@ import { createErrorResponse, type ErrorCode } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
 import { RedisUnavailableError } from "~/lib/redis.server";
 import { getSafeRedirect } from "~/lib/safe-redirect";
-import {
-  getProvider,
-  getProviderFailure,
-  noteProviderAnswered,
-  readUser,
-  withTokens,
-} from "./provider.server";
+import { getProvider, getProviderFailure, readUser, withTokens } from "./provider.server";
 import { getSessionStore, readVisitor } from "./session.server";
 import { createSessionId } from "./session-store.server";
 
@@ -100,7 +94,6 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
       expectedNonce: transaction.nonce,
       idTokenExpected: true,
     });
-    noteProviderAnswered();
     const now = Date.now();
     const user = { id: createSessionId(), ...readUser(tokens.claims()!, settings.rolesClaim) };
     const session = withTokens({ ...user, createdAt: now, seenAt: now }, tokens, settings.rolesClaim);
@@ -123,9 +116,11 @@ export async function signOut(request: Request, settings: SignInSettings) {
   const headers = new Headers({ "Cache-Control": "no-store" });
   let idToken: string | null = null;
   try {
-    const { session } = await readVisitor(request, settings);
+    // As stored: ending a session waits on no token refresh.
+    const sessions = await getSessionStore(settings);
+    const session = await sessions.load(request);
     idToken = session?.idToken ?? null;
-    headers.append("Set-Cookie", await (await getSessionStore(settings)).remove(session));
+    headers.append("Set-Cookie", await sessions.remove(session));
   } catch (error) {
     if (!(error instanceof RedisUnavailableError)) throw error;
     throw createErrorResponse("SIGN_IN_UNAVAILABLE");

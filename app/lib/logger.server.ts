@@ -72,13 +72,15 @@ export function routeConsoleToLogger() {
 
 const MINUTE_MS = 60_000;
 
-/** A warning for a failure that repeats while it lasts: said at most once a minute, at once again after `reset`. */
+/**
+ * A warning for a failure that repeats while it lasts: said at most once a minute, however often
+ * the peer comes and goes (each recovery starting over would let a flapping peer flood the log).
+ */
 export function createThrottledWarning(message: string) {
   let warnedAt = -Infinity;
-  const warn = (fields: Record<string, unknown>) => {
+  return (fields: Record<string, unknown>) => {
     if (performance.now() - warnedAt < MINUTE_MS) return;
     warnedAt = performance.now();
     logger.warn(fields, `${message} (said at most once a minute)`);
   };
-  return Object.assign(warn, { reset: () => void (warnedAt = -Infinity) });
 }

@@ -84,7 +84,6 @@ export async function startRateLimitStore(url: string, app: AppEntry, onError: (
         () => {
           if (counting) return;
           counting = true;
-          warnStoreFailed.reset();
           logger.info("rate limit: counting in Redis");
         },
         (error: unknown) => {

@@ -28,6 +28,26 @@ export async function startTracing(config: Config, app: AppEntry) {
     logLevel: api.DiagLogLevel.WARN,
     suppressOverrideMessage: true,
   });
+  const exportOptions = httpExport.convertLegacyHttpOptions(
+    { url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` },
+    "TRACES",
+    "v1/traces",
+    { "Content-Type": "application/json" },
+  );
+  // The exporter's timeout starts again with each byte, so a collector trickling its answer would
+  // hold an export for ever: each export has a connection of its own, closed at that timeout.
+  exportOptions.agentFactory = async (protocol) => {
+    const { Agent } = protocol === "https:" ? await import("node:https") : await import("node:http");
+    const agent = new Agent({ keepAlive: false });
+    const connect = agent.createConnection.bind(agent);
+    agent.createConnection = (options, callback) => {
+      const socket = connect(options, callback);
+      const timer = setTimeout(() => socket?.destroy(), exportOptions.timeoutMillis);
+      socket?.once("close", () => clearTimeout(timer));
+      return socket;
+    };
+    return agent;
+  };
   // The SDK's id generator, made to give a span the ids it was started with (one span at a time).
   let given: TraceContext | undefined;
   const random = new sdk.RandomIdGenerator();
@@ -46,12 +66,7 @@ export async function startTracing(config: Config, app: AppEntry) {
         new exporterBase.OTLPExporterBase(
           // OTLPTraceExporter, but a collector's reply is judged by its status, its body unread.
           httpExport.createOtlpHttpExportDelegate(
-            httpExport.convertLegacyHttpOptions(
-              { url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` },
-              "TRACES",
-              "v1/traces",
-              { "Content-Type": "application/json" },
-            ),
+            exportOptions,
             {
               serializeRequest: transformer.JsonTraceSerializer.serializeRequest,
               deserializeResponse: () => ({}),

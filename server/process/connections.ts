@@ -83,7 +83,8 @@ export function createConnections(config: Config, logger: Logger) {
   return { createAppServer, drain, describeInFlight, countInFlight: () => inFlight.size };
 }
 
-// Node's timeouts cover a request arriving, not its answer leaving.
+// Node's timeouts cover a request arriving, not its answer leaving, nor a connection left open
+// while the server drains.
 function closeStalledConnections(server: Server, timeoutMs: number, logger: Logger) {
   const sockets = new Map<Socket, { sent: number; since: number } | null>();
   server.on("connection", (socket: Socket) => {
@@ -93,6 +94,12 @@ function closeStalledConnections(server: Server, timeoutMs: number, logger: Logg
   const check = () => {
     const now = performance.now();
     for (const [socket, progress] of sockets) {
+      // Once closed, Node times out no headers: a connection that never sent a byte (a browser's
+      // preconnect) would hold the drain until its deadline.
+      if (!server.listening && socket.bytesRead === 0) {
+        socket.destroy();
+        continue;
+      }
       if (socket.writableLength === 0) {
         if (progress) sockets.set(socket, null);
         continue;

@@ -1,6 +1,5 @@
 import type { Server } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import closeWithGrace from "close-with-grace";
 import { broadcastDevReady } from "@remix-run/node";
 import { createApp } from "../app";
 import { startRateLimitStore } from "../edge/rate-limit";
@@ -57,33 +56,40 @@ const app = createApp({
 });
 const server = connections.createAppServer(app);
 
-// SIGTERM: not ready but serving for SHUTDOWN_DELAY_MS while endpoints let go, then drain and exit 0.
-closeWithGrace(
-  {
-    delay: config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS,
-    logger: false,
-    skip: ["uncaughtException", "unhandledRejection"],
-    onTimeout: () => logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting"),
-  },
-  async ({ signal }) => {
-    shuttingDown = true;
-    if (config.SHUTDOWN_DELAY_MS > 0) {
-      logger.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down: not ready, still serving");
-      await sleep(config.SHUTDOWN_DELAY_MS);
-    }
-    logger.info({ signal }, "shutting down: finishing in-flight requests");
-    const closed = new Promise((resolve) => server.close(resolve));
-    connections.drain(server);
-    await closed;
-    await Promise.all([
-      tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, "spans not sent")),
-      metrics?.stop(),
-      metricsServer && new Promise((resolve) => metricsServer.close(resolve)),
-      rateLimitStore?.close(),
-    ]);
-    logger.info("stopped");
-  },
-);
+// SIGTERM or SIGINT: not ready but serving for SHUTDOWN_DELAY_MS while endpoints let go, then drain
+// and exit 0, or 1 past the deadline. A repeated signal changes nothing (decision 024).
+for (const name of ["SIGTERM", "SIGINT", "SIGHUP"] as const)
+  process.on(name, (signal) => void shutDown(signal));
+
+async function shutDown(signal: NodeJS.Signals) {
+  if (shuttingDown) {
+    return void logger.info(
+      { signal },
+      "shutting down already: the signal changes nothing (SIGKILL stops at once)",
+    );
+  }
+  shuttingDown = true;
+  setTimeout(() => {
+    logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting");
+    process.exit(1);
+  }, config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS);
+  if (config.SHUTDOWN_DELAY_MS > 0) {
+    logger.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down: not ready, still serving");
+    await sleep(config.SHUTDOWN_DELAY_MS);
+  }
+  logger.info({ signal }, "shutting down: finishing in-flight requests");
+  const closed = new Promise((resolve) => server.close(resolve));
+  connections.drain(server);
+  await closed;
+  await Promise.all([
+    tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, "spans not sent")),
+    metrics?.stop(),
+    metricsServer && new Promise((resolve) => metricsServer.close(resolve)),
+    rateLimitStore?.close(),
+  ]);
+  logger.info("stopped");
+  process.exit(0);
+}
 
 // systemd socket activation: the socket handed over as fd 3 is already bound.
 const handedOver = config.LISTEN_FDS && (!config.LISTEN_PID || config.LISTEN_PID === process.pid);

@@ -25,7 +25,7 @@ export type Sample = { rps: number; p50: number; p99: number; cpuMsPerRequest: n
  * CPU time the process has spent on all its threads, in ms, from the scheduler's own count
  * (nanoseconds; /proc/PID/stat counts 10 ms ticks): unlike req/s, steady on a shared host.
  */
-function cpuMs(pid: number) {
+export function cpuMs(pid: number) {
   let total = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);

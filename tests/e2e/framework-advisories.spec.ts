@@ -58,8 +58,14 @@ async function spyOnWebSocket(page: Page) {
   return () => page.evaluate(() => (window as unknown as { openedWebSockets: unknown[] }).openedWebSockets);
 }
 
-/** Whether `href` is a path of this site: one leading slash, no backslash a browser would read as one. */
-const isSitePath = (href: string | null) => /^\/[^/\\]/.test(href ?? "") && !href!.includes("\\");
+/**
+ * Whether `href` is a path of this site as a browser reads it (tabs, CRs and LFs dropped): one
+ * leading slash, no backslash a browser would read as one.
+ */
+function isSitePath(href: string | null) {
+  const path = (href ?? "").replace(/[\t\n\r]/g, "");
+  return /^\/[^/\\]/.test(path) && !path.includes("\\");
+}
 
 // Each a way to write "//elsewhere/" that a browser reads as another site.
 const offSiteTargets = (host: string) => [
@@ -68,6 +74,9 @@ const offSiteTargets = (host: string) => [
   `\\\\${host}/`,
   `\\/${host}/`,
   `\\${host}/`,
+  `/\t/${host}/`,
+  `/\t\\${host}/`,
+  `/\r\n/${host}/`,
 ];
 
 test(

@@ -5,11 +5,23 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createMemoryBackend,
+  createRedisBackend,
+  createSessionId,
+  MAX_MEMORY_SESSIONS,
+  MAX_SESSIONS_PER_ACCOUNT,
+  type Session,
+} from "~/auth/session-store.server";
+import { createThrottledWarning } from "~/lib/logger.server";
+import { connectRedis } from "~/lib/redis.server";
 import { parseHtml } from "../support/html";
 import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
+import { answerThingsApi } from "../support/oidc-app";
 import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
+import { signInScripted, startSuiteWithScriptedProvider } from "../support/oidc-scripted-provider";
 import { startRedis, type Redis } from "../support/redis";
 import { buildReferenceApp, expectCataloguePage } from "../support/reference-app";
 import {
@@ -26,6 +38,27 @@ const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: f
 
 const answerThing = (_req: http.IncomingMessage, res: http.ServerResponse) =>
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(THING));
+
+/** The session id a browser's cookie holds, signed: base64 of its JSON, a dot, the signature. */
+function getSessionId(browser: Browser, url: string) {
+  const cookie = decodeURIComponent(browser.jar(url).get("session")!);
+  return JSON.parse(Buffer.from(cookie.split(".")[0]!, "base64").toString()) as string;
+}
+
+const createAdminClient = (url: string) => createClient({ url });
+
+async function withRedisClient<T>(
+  url: string,
+  task: (client: ReturnType<typeof createAdminClient>) => Promise<T>,
+) {
+  const client = createAdminClient(url);
+  await client.connect();
+  try {
+    return await task(client);
+  } finally {
+    client.destroy();
+  }
+}
 
 async function visitorName(browser: Browser, url: string) {
   const page = await browser.fetch(url);
@@ -109,6 +142,22 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     const kept = new Browser();
     kept.jar(balancer.url).set("session", second);
     for (let i = 0; i < 2; i++) expect(await visitorName(kept, `${balancer.url}/things/1/edit`)).toBeNull();
+  });
+
+  it.each([
+    ["not JSON", () => "{not json"],
+    [
+      "of another shape",
+      (stored: string) => JSON.stringify({ ...JSON.parse(stored), roles: "editor,admin" }),
+    ],
+  ])("signs out a visitor whose session in Redis is %s, without a 500", async (_case, rewrite) => {
+    const browser = new Browser();
+    await signInThroughProvider(browser, balancer.url, "ada", "/things/1");
+    const key = `session:${getSessionId(browser, balancer.url)}`;
+    await withRedisClient(redis.url, async (admin) => admin.set(key, rewrite((await admin.get(key))!)));
+    for (let i = 0; i < 2; i++)
+      expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+    expect((await browser.fetch(guarded)).status).toBe(303);
   });
 
   it("answers 503, never 500, while Redis is frozen or down, and pages that only vary render signed out", async () => {
@@ -239,5 +288,87 @@ describe("a freshly started instance with sessions in Redis", () => {
     await redis.stop();
     expect((await fetch(`${origin}/readyz`)).status).toBe(200);
     expect(await visitorName(browser, `${origin}/`)).toBeNull();
+  });
+});
+
+// In memory, as many sign-ins as pushed everyone out before; in Redis, which pushes no one out,
+// enough to pass the bound.
+describe.each([
+  [
+    "in memory",
+    MAX_MEMORY_SESSIONS + 50,
+    async () => ({ backend: createMemoryBackend(), close: async () => {} }),
+  ],
+  [
+    "in Redis",
+    MAX_SESSIONS_PER_ACCOUNT * 2,
+    async () => {
+      const redis = await startRedis();
+      const warn = createThrottledWarning("sessions");
+      const connection = await connectRedis(redis.url, { timeoutMs: 5_000, waitForConnection: true, warn });
+      return { backend: createRedisBackend(connection), close: () => (connection.close(), redis.stop()) };
+    },
+  ],
+])("sessions %s", (_where, signIns, open) => {
+  it("keep MAX_SESSIONS_PER_ACCOUNT per account: one account signing in again and again ends its own oldest, no one else's", async () => {
+    const { backend, close } = await open();
+    try {
+      const now = Date.now();
+      const signIn = (sub: string, at: number): Session => ({
+        id: createSessionId(),
+        sub,
+        name: sub,
+        roles: [],
+        accessToken: "token",
+        refreshToken: null,
+        idToken: null,
+        tokenIssuedAt: at,
+        tokenExpiresAt: at + 300_000,
+        createdAt: at,
+        seenAt: at,
+      });
+      const others = ["ada", "bob"].map((sub) => signIn(sub, now));
+      for (const session of others) await backend.set(session, 600);
+      const repeated = Array.from({ length: signIns }, (_, i) => signIn("mallory", now + i + 1));
+      for (const session of repeated) await backend.set(session, 600);
+      // Saved again, as each page's touch does.
+      await backend.set(repeated.at(-1)!, 600);
+      for (const session of others) expect(await backend.get(session.id)).not.toBeNull();
+      const kept: boolean[] = [];
+      for (const session of repeated) kept.push((await backend.get(session.id)) !== null);
+      expect(kept.filter(Boolean)).toHaveLength(MAX_SESSIONS_PER_ACCOUNT);
+      expect(kept.slice(-MAX_SESSIONS_PER_ACCOUNT).every(Boolean)).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("a token refresh whose lock an instance that died still holds", () => {
+  let redis: Redis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    return () => redis.stop();
+  });
+  const suite = startSuiteWithScriptedProvider({
+    referenceApp: true,
+    env: () => ({ SESSION_REDIS_URL: redis.url, OIDC_TIMEOUT_MS: "1000" }),
+  });
+
+  it("is made here once the lock runs out, the visitor still signed in", async () => {
+    suite.upstream.handle(answerThingsApi(() => true));
+    Object.assign(suite.provider, { subject: { sub: "ada", name: "Ada", roles: ["editor"] }, expiresIn: 1 });
+    const browser = new Browser();
+    expect((await signInScripted(browser, suite.app)).status).toBe(303);
+    // What an instance that took the lock and died leaves behind, for the lock's time (twice OIDC_TIMEOUT_MS).
+    const lock = `lock:refresh:${getSessionId(browser, suite.app.url)}`;
+    await withRedisClient(redis.url, (admin) => admin.set(lock, "a dead instance's", { PX: 2_000 }));
+    const refreshes = suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+    // The access token has expired; the refresh token is good.
+    await sleep(1_000);
+    expect(await visitorName(browser, `${suite.app.url}/things/1/feature`)).toBe("Ada");
+    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
+      refreshes + 1,
+    );
   });
 });

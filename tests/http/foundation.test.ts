@@ -1,7 +1,20 @@
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runServerUntilExit, startServer, startSuiteServer } from "../support/server";
+import { patches } from "../../patches/apply-patches.js";
+import { projectRoot, runServerUntilExit, startServer, startSuiteServer } from "../support/server";
 import { parseHtml } from "../support/html";
 
 const server = startSuiteServer();
@@ -181,6 +194,64 @@ describe("start-up configuration", () => {
     expect(stderr.trim().split("\n")).toHaveLength(1);
     expect(stderr).toMatch(new RegExp(`^Invalid environment variable ${name}: `));
     expect(stdout).not.toContain("listening");
+  });
+
+  /**
+   * The build in a folder of its own, whose node_modules links to the project's packages but holds
+   * a copy of `patch`'s package as an install without scripts leaves it: without the fix.
+   */
+  function layOutWithout(patch: (typeof patches)[number] | undefined) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "app-"));
+    const modules = path.join(projectRoot, "node_modules");
+    mkdirSync(path.join(dir, "build"));
+    cpSync(path.join(projectRoot, "build/index.js"), path.join(dir, "build/index.js"));
+    cpSync(path.join(projectRoot, "package.json"), path.join(dir, "package.json"));
+    symlinkSync(path.join(projectRoot, "public"), path.join(dir, "public"));
+    const names = readdirSync(modules).filter((name) => !name.startsWith("."));
+    for (const name of names.flatMap((name) =>
+      name.startsWith("@")
+        ? readdirSync(path.join(modules, name)).map((inner) => `${name}/${inner}`)
+        : [name],
+    )) {
+      mkdirSync(path.dirname(path.join(dir, "node_modules", name)), { recursive: true });
+      if (name === patch?.package)
+        cpSync(path.join(modules, name), path.join(dir, "node_modules", name), { recursive: true });
+      else symlinkSync(path.join(modules, name), path.join(dir, "node_modules", name));
+    }
+    for (const file of patch?.files ?? []) {
+      const copy = path.join(dir, "node_modules", patch!.package, file);
+      let text = readFileSync(copy, "utf8");
+      for (const [from, to] of patch!.replacements as [string, string][]) text = text.replace(to, () => from);
+      writeFileSync(copy, text);
+    }
+    return dir;
+  }
+
+  it.each(patches.map((patch) => [patch.advisory, patch] as const))(
+    "exits 1 with one line naming %s when the installed packages lack its fix",
+    async (advisory, patch) => {
+      const dir = layOutWithout(patch);
+      try {
+        const { code, stdout, stderr } = await runServerUntilExit({}, { cwd: dir });
+        expect(code).toBe(1);
+        expect(stderr.trim().split("\n")).toHaveLength(1);
+        expect(stderr).toContain(advisory);
+        expect(stdout).not.toContain("listening");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it("starts from the same layout when every fix is there", async () => {
+    const dir = layOutWithout(undefined);
+    try {
+      const laidOut = await startServer({}, { cwd: dir });
+      expect((await fetch(laidOut.url)).status).toBe(200);
+      expect(await laidOut.stop()).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("warns when SESSION_SECRET is unset and still starts", async () => {

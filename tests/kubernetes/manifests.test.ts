@@ -21,6 +21,7 @@ import {
   kubernetesDir,
   overlays,
   readSecretsExample,
+  renderBase,
   renderOverlay,
   type KubernetesObject,
 } from "./manifests";
@@ -100,6 +101,16 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     for (const probe of probes) expect(probe?.httpGet?.port).toBe("http");
     // Otherwise an API slower than the probe but within its deadline would take pods out.
     expect(container.readinessProbe!.timeoutSeconds! * 1000).toBeGreaterThan(config.API_TIMEOUT_MS);
+  });
+
+  it("gives liveness the wait docs/kubernetes.md's crowd was measured against, and several misses", () => {
+    const read = (file: string) => readFileSync(path.join(projectRoot, file), "utf8");
+    const measuredAgainst = /slower than the liveness probe's (\d+) s/.exec(read("docs/kubernetes.md"))?.[1];
+    const benchWait = /CROWD_PROBE_MS \?\? ([\d_]+)/.exec(read("tests/bench/crowd.ts"))?.[1];
+    expect(container.livenessProbe!.timeoutSeconds).toBe(Number(measuredAgainst));
+    expect(Number(benchWait?.replaceAll("_", ""))).toBe(Number(measuredAgainst) * 1000);
+    // A crowd is answered within seconds: it may fail one probe, not the several a restart takes.
+    expect(container.livenessProbe!.failureThreshold).toBeGreaterThanOrEqual(3);
   });
 
   it("opens the ports the ConfigMap's PORT and METRICS_PORT say, named", () => {
@@ -317,6 +328,24 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     const peerPorts = new Set(peers.map((peer) => peer.port));
     for (const rule of egress.filter((rule) => !isDns(rule)))
       for (const port of rule.ports!) expect(peerPorts, `port ${port.port} is a peer's`).toContain(port.port);
+  });
+});
+
+describe.each(["base", ...overlays])("the autoscaler of %s", (name) => {
+  it("scales on a resource's utilisation only of pods that request it", () => {
+    const objects = name === "base" ? renderBase() : renderOverlay(name);
+    const autoscaler = findObject<IHorizontalPodAutoscaler>(objects, "HorizontalPodAutoscaler");
+    const containers = findObject<IDeployment>(objects, "Deployment").spec!.template.spec!.containers;
+    const utilisations = (autoscaler.spec!.metrics ?? []).filter(
+      (metric) => metric.type === "Resource" && metric.resource!.target.type === "Utilization",
+    );
+    expect(utilisations.length).toBeGreaterThan(0);
+    for (const { resource } of utilisations)
+      for (const container of containers)
+        expect(
+          container.resources?.requests?.[resource!.name],
+          `${container.name} requests ${resource!.name}`,
+        ).toBeDefined();
   });
 });
 

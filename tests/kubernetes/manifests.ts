@@ -89,6 +89,14 @@ export function renderOverlay(overlay: string, secrets = readSecretsExample(over
   }
 }
 
+/** `kubectl kustomize` of the base alone, as an overlay finds it. */
+export function renderBase(): KubernetesObject[] {
+  const yaml = execFileSync(getKubectl(), ["kustomize", path.join(kubernetesDir, "base")], {
+    encoding: "utf8",
+  });
+  return parseAllDocuments(yaml).map((document) => document.toJS() as KubernetesObject);
+}
+
 export function findObject<T = KubernetesObject>(objects: KubernetesObject[], kind: string): T {
   const found = objects.filter((object) => object.kind === kind);
   if (found.length !== 1) throw new Error(`expected one ${kind}, rendered ${found.length}`);

@@ -248,6 +248,23 @@ describe("token refreshes", () => {
     expect(await getGuardedVisitor(browser)).toBeNull();
   });
 
+  it("are not waited for by a sign-out, the provider hanging", async () => {
+    suite.upstream.handle(answerThingsApi(() => true));
+    const browser = await signInAs("erin", "Erin", 1);
+    suite.provider.answer = "hang";
+    const refreshes = countRefreshes(suite);
+    // Due once less than a quarter of its second remains; waiting longer only makes it more so.
+    await sleep(1_000);
+    const signOut = await browser.fetch(`${suite.app.url}/auth/sign-out`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: suite.app.url },
+      body: "",
+    });
+    expect(signOut.status).toBe(303);
+    expect(countRefreshes(suite)).toBe(refreshes);
+    expect(await getGuardedVisitor(browser)).toBeNull();
+  });
+
   it.each<TokenAnswer>(["error-500", "hang"])(
     "that failed (%s) are tried again by the next request once the provider answers",
     async (failure) => {

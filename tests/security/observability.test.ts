@@ -136,6 +136,16 @@ describe("300 concurrent readiness probes", () => {
     await expect.poll(() => getLogLines(down, "upstream call failed").length).toBe(1);
   });
 
+  it("with the API coming and going say so once a minute, not at each new failure", async () => {
+    let checks = 0;
+    api.handle((req, res) => (++checks % 2 ? req.socket.destroy() : res.writeHead(204).end()));
+    const warnings = getLogLines(hanging, "upstream not ready").length;
+    for (let probe = 0; probe < 10; probe++) await fetch(`${hanging.url}/readyz`);
+    expect(checks).toBe(10);
+    await expect.poll(() => getLogLines(hanging, "upstream not ready").length).toBeGreaterThan(warnings);
+    expect(getLogLines(hanging, "upstream not ready")).toHaveLength(warnings + 1);
+  });
+
   it("a visitor who leaves does not end the check the others wait on", async () => {
     api.handle((_req, res) => void setTimeout(() => res.writeHead(204).end(), 300));
     const leaving = new AbortController();
@@ -154,40 +164,46 @@ describe("300 concurrent readiness probes", () => {
 describe("the metrics port", () => {
   const server = startSuiteServer(() => ({
     METRICS_PORT: "0",
-    HEADERS_TIMEOUT_MS: "1000",
-    KEEP_ALIVE_TIMEOUT_MS: "200",
+    HEADERS_TIMEOUT_MS: "3000",
+    KEEP_ALIVE_TIMEOUT_MS: "1000",
   }));
 
-  /** How long until the server closes a connection that sent `request` (or nothing), at most 15 s. */
-  async function timeUntilClosed(port: number, request?: string) {
+  /**
+   * How long until the server closes a connection that sent `request` (or nothing), and whether it
+   * did: after two minutes the test gives up and closes it itself.
+   */
+  async function watchUntilClosed(port: number, request?: string) {
     const socket = net.connect(port, "127.0.0.1");
     socket.on("error", () => {});
     socket.resume();
     await new Promise((resolve) => socket.once("connect", resolve));
     const started = performance.now();
     if (request) socket.write(request);
-    const closed = new Promise((resolve) => socket.once("close", resolve));
-    await Promise.race([closed, sleep(15_000)]);
+    const byServer = await Promise.race([
+      new Promise<boolean>((resolve) => socket.once("close", () => resolve(true))),
+      sleep(120_000).then(() => false),
+    ]);
     socket.destroy();
-    return performance.now() - started;
+    return { ms: Math.round(performance.now() - started), byServer };
   }
 
   it("closes idle and silent connections as the app's port does", async () => {
     const scrape = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
     const [metricsSilent, appSilent, metricsIdle, appIdle] = await Promise.all([
-      timeUntilClosed(server.metricsPort!),
-      timeUntilClosed(server.port),
-      timeUntilClosed(server.metricsPort!, scrape),
-      timeUntilClosed(server.port, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+      watchUntilClosed(server.metricsPort!),
+      watchUntilClosed(server.port),
+      watchUntilClosed(server.metricsPort!, scrape),
+      watchUntilClosed(server.port, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"),
     ]);
     figures.push(
-      `connections closed after (metrics / app): silent ${Math.round(metricsSilent)} / ${Math.round(appSilent)} ms, ` +
-        `idle after an answer ${Math.round(metricsIdle)} / ${Math.round(appIdle)} ms`,
+      `connections closed after (metrics / app): silent ${metricsSilent.ms} / ${appSilent.ms} ms, ` +
+        `idle after an answer ${metricsIdle.ms} / ${appIdle.ms} ms`,
     );
-    // Headers timeout 1 s (checked each second), keep-alive 0.2 s; Node's own are 60 s and 5 s.
-    for (const ms of [metricsSilent, appSilent]) expect(ms).toBeLessThan(10_000);
-    for (const ms of [metricsIdle, appIdle]) expect(ms).toBeLessThan(4_000);
-  });
+    for (const closed of [metricsSilent, appSilent, metricsIdle, appIdle]) expect(closed.byServer).toBe(true);
+    // Headers timeout 3 s, keep-alive 1 s, measured side by side; Node's own would be 60-90 s and 5 s.
+    expect(metricsSilent.ms).toBeLessThanOrEqual(2 * appSilent.ms);
+    expect(metricsIdle.ms).toBeLessThanOrEqual(2 * appIdle.ms);
+  }, 180_000);
 });
 
 describe("trace context passed on by a trusted proxy", () => {

@@ -1,16 +1,35 @@
 import net from "node:net";
 import { expect, it } from "vitest";
 import { parseResponse } from "../support/raw-http";
-import { expectNoServerErrors, startServer, type RunningServer } from "../support/server";
+import { getClosedPort } from "../support/upstream";
+import {
+  expectNoServerErrors,
+  getLogLines,
+  spawnServer,
+  startServer,
+  type RunningServer,
+  type ServerProcess,
+} from "../support/server";
 
-/** A keep-alive connection that has sent the head of a theme post and part of its body. */
-function startPost(server: RunningServer, firstPart: string, body: string) {
+const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
+
+/**
+ * A keep-alive connection that has sent the head of a theme post and part of its body;
+ * `inFlight` resolves once the server has let it past the edge (it answers 100 Continue).
+ */
+function startPost(server: { port: number }, firstPart: string, body: string) {
   const socket = net.connect(server.port, "127.0.0.1");
   let answer = "";
   let answeredAt = 0;
+  let onContinue = () => {};
+  const inFlight = new Promise<void>((resolve) => (onContinue = resolve));
   socket.on("data", (chunk) => {
     answer += chunk.toString("latin1");
-    answeredAt ||= performance.now();
+    if (answer.startsWith(CONTINUE)) {
+      onContinue();
+      answer = answer.slice(CONTINUE.length);
+    }
+    if (answer) answeredAt ||= performance.now();
   });
   socket.on("error", () => {});
   const closed = new Promise((resolve) => socket.on("close", resolve));
@@ -20,11 +39,13 @@ function startPost(server: RunningServer, firstPart: string, body: string) {
       `Host: 127.0.0.1:${server.port}`,
       "Content-Type: application/x-www-form-urlencoded",
       `Content-Length: ${body.length}`,
+      "Expect: 100-continue",
       "",
       firstPart,
     ].join("\r\n"),
   );
   return {
+    inFlight,
     finish: () => socket.write(body.slice(firstPart.length)),
     closed,
     answer: () => parseResponse(answer),
@@ -50,7 +71,7 @@ it("answers requests in flight at SIGTERM with Connection: close, and exits with
     // An idle keep-alive connection from an earlier request must not hold the process either.
     const idle = await fetch(`${server.url}/healthz`, { headers: { connection: "keep-alive" } });
     expect(idle.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await Promise.all([first.inFlight, second.inFlight]);
     await sigterm(server);
     first.finish();
     await first.closed;
@@ -86,3 +107,79 @@ it("exits at once on SIGTERM when no request is in flight, idle keep-alive conne
     await server.stop("SIGKILL");
   }
 });
+
+const REPEATED = "shutting down already";
+
+/** `npm start`, as a terminal runs it: the leader of a process group of its own (npm, then node). */
+async function startWithNpm() {
+  const npm = spawnServer(
+    { HOME: process.env.HOME },
+    { command: "setsid", args: ["npm", "start", "--ignore-scripts", "--silent"] },
+  );
+  const listening = () => /listening on http:\/\/localhost:(\d+)/.exec(npm.stdout())?.[1];
+  await expect.poll(listening, { timeout: 60_000 }).toBeDefined();
+  return { ...npm, port: Number(listening()) };
+}
+
+it.each<[string, () => Promise<ServerProcess & { port: number }>, (server: ServerProcess) => Promise<void>]>([
+  [
+    "`npm start` under Ctrl+C (SIGINT to its process group; npm passes its own on)",
+    startWithNpm,
+    async (npm) => void process.kill(-npm.child.pid!, "SIGINT"),
+  ],
+  [
+    "a second SIGTERM during the shutdown delay, which is logged",
+    () => startServer({ ...SLOW_ENV, SHUTDOWN_DELAY_MS: "1000" }),
+    async (server) => {
+      await sigterm(server as RunningServer);
+      server.child.kill("SIGTERM");
+      await expect.poll(() => getLogLines(server, REPEATED).length).toBe(1);
+    },
+  ],
+])("%s: the upload in flight is answered, exit 0", async (_case, start, signal) => {
+  const server = await start();
+  try {
+    const upload = startPost(server, "theme", "theme=dark");
+    await upload.inFlight;
+    await signal(server);
+    upload.finish();
+    await upload.closed;
+    expect(upload.answer().status).toBe(303);
+    expect(await server.exited).toBe(0);
+    expectNoServerErrors(server);
+  } finally {
+    await server.stop("SIGKILL");
+  }
+});
+
+it("exits 1, saying so, when a request is still in flight at the shutdown deadline", async () => {
+  const server = await startServer({ SHUTDOWN_TIMEOUT_MS: "1000" });
+  try {
+    const upload = startPost(server, "theme", "theme=dark");
+    await upload.inFlight;
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(1);
+    expect(getLogLines(server, "shutdown timeout: exiting")).toHaveLength(1);
+  } finally {
+    await server.stop("SIGKILL");
+  }
+});
+
+it.each(["app", "metrics"])(
+  "exits 0 on SIGTERM with a connection to the %s port that never sent a byte (a browser's preconnect)",
+  async (port) => {
+    const metricsPort = await getClosedPort();
+    const server = await startServer({ ...SLOW_ENV, METRICS_PORT: String(metricsPort) });
+    try {
+      const silent = net.connect(port === "app" ? server.port : metricsPort, "127.0.0.1");
+      silent.on("error", () => {});
+      const closed = new Promise((resolve) => silent.once("close", resolve));
+      await new Promise((resolve) => silent.once("connect", resolve));
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      await closed;
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  },
+);

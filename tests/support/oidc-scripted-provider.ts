@@ -21,12 +21,13 @@ export type TokenAnswer =
   | "expired"
   | "wrong-nonce"
   | "hang"
+  | "stall"
   | "error-500"
   | "garbage"
   | "huge";
 
-/** How discovery answers: the document, or one far larger, its length declared or not. */
-export type DiscoveryAnswer = "valid" | "huge" | "huge-declared";
+/** How discovery answers: the document, one far larger (its length declared or not), or one that stalls. */
+export type DiscoveryAnswer = "valid" | "huge" | "huge-declared" | "stall";
 
 /** The size of a huge answer, streamed a block at a time as the app reads it. */
 export const HUGE_ANSWER_BYTES = 128 * 1024 * 1024;
@@ -79,6 +80,7 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
     const json = (status: number, body: unknown) =>
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (url.pathname === "/.well-known/openid-configuration") {
+      if (scripted.discovery === "stall") return stall(res);
       if (scripted.discovery !== "valid") return streamHuge(res, scripted.discovery === "huge-declared");
       return json(200, {
         issuer,
@@ -123,6 +125,8 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
       case "hang":
         hanging.add(res);
         return;
+      case "stall":
+        return stall(res);
       case "error-500":
         return json(500, { error: "server_error" });
       case "garbage":
@@ -139,6 +143,12 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
         });
     }
   });
+
+  // An answer whose headers and first byte come, and nothing after.
+  function stall(res: http.ServerResponse) {
+    hanging.add(res);
+    res.writeHead(200, { "content-type": "application/json" }).write("{");
+  }
 
   // JSON that never ends, a block at a time as the reader takes them; counts what it took.
   function streamHuge(res: http.ServerResponse, declareLength: boolean) {
@@ -185,7 +195,8 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
 
 type SuiteOptions = {
   scheme?: string;
-  env?: Record<string, string>;
+  /** More of the server's environment; a function is called when the server starts. */
+  env?: Record<string, string> | (() => Record<string, string>);
   /** 5xx statuses the suite provokes on purpose. */
   expectedStatuses?: number[];
   /** Serve the reference app (its guarded write calls the API on the visitor's behalf). */
@@ -218,7 +229,7 @@ export function startSuiteWithScriptedProvider({
         OIDC_ISSUER: suite.provider.issuer,
         OIDC_CLIENT_ID: suite.provider.clientId,
         API_BASE_URL: suite.upstream.url,
-        ...env,
+        ...(typeof env === "function" ? env() : env),
       },
       { cwd, listener },
     );

@@ -70,7 +70,7 @@ describe("sessions in memory", () => {
     const now = Date.now();
     const sessions = Array.from(
       { length: MAX_MEMORY_SESSIONS + 1 },
-      () => ({ id: createSessionId(), createdAt: now, seenAt: now }) as Session,
+      (_, i) => ({ id: createSessionId(), sub: `visitor-${i}`, createdAt: now, seenAt: now }) as Session,
     );
     for (const session of sessions.slice(0, MAX_MEMORY_SESSIONS)) await store.save(session);
     await store.save(sessions[0]!);

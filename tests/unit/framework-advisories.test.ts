@@ -1,6 +1,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { resolveTo } from "@remix-run/router";
 import { describe, expect, it } from "vitest";
 import { applyPatches, patches, patchText } from "../../patches/apply-patches.js";
 import type { LockFile } from "../support/lock-file";
@@ -100,6 +101,28 @@ describe("the framework advisories in docs/security.md", () => {
   );
 });
 
+describe("the router as patched for GHSA-wrjc-x8rr-h8h6", () => {
+  // What a browser makes of a path: tabs, CRs and LFs dropped, a backslash read as a slash.
+  const asBrowserReads = (path: string) => path.replace(/[\t\n\r]/g, "").replaceAll("\\", "/");
+
+  it.each([
+    "//elsewhere/",
+    "/\\elsewhere/",
+    "\\\\elsewhere/",
+    "/\t/elsewhere/",
+    "/\t\\elsewhere/",
+    "/\n/elsewhere/",
+    "/\r\n\\elsewhere/",
+    "\\\t\\elsewhere/",
+    "\t//elsewhere/",
+  ])("resolves %j to a path of this site, from the root or a page", (to) => {
+    for (const from of ["/", "/a/b"]) {
+      const { pathname } = resolveTo(to, [from], from);
+      expect(asBrowserReads(pathname), JSON.stringify(pathname)).toMatch(/^\/(?!\/)/);
+    }
+  });
+});
+
 describe("patches/apply-patches.js", () => {
   it.each(patches.map((patch) => [`${patch.package} for ${patch.advisory}`, patch] as const))(
     "is applied to %s at the version it was written for",
@@ -131,8 +154,10 @@ describe("patches/apply-patches.js", () => {
       rmSync(nodeModules, { recursive: true, force: true });
     }
     expect(() => patchText("something else", patch.replacements, "file.js")).toThrow(/exactly once/);
-    const [from, to] = patch.replacements[0] as [string, string];
+    const [from, to, earlier] = patch.replacements[0] as [string, string, string];
     expect(patchText(`a ${from} b`, [[from, to]], "file.js")).toBe(`a ${to} b`);
     expect(patchText(`a ${to} b`, [[from, to]], "file.js")).toBe(`a ${to} b`);
+    // A file patched by an earlier version of the patch is brought up to this one.
+    expect(patchText(`a ${earlier} b`, [[from, to, earlier]], "file.js")).toBe(`a ${to} b`);
   });
 });
