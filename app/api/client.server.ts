@@ -32,6 +32,8 @@ export type Call<
   errors?: Partial<Record<number, ErrorCode>>;
   formErrors?: Partial<Record<number, ReadFormErrors>>;
   idempotencyKey?: boolean;
+  /** `false` for a call whose asker tries again itself (readiness: the orchestrator's probe). */
+  retry?: false;
   auth?: "visitor";
 };
 
@@ -148,7 +150,9 @@ export async function callApi<C extends Call>(
   if (accessToken) exchange.headers.authorization = `Bearer ${accessToken}`;
   trace = exchange.trace;
   const deadline = startDeadline(request.signal, settings.API_TIMEOUT_MS);
-  const replayable = ["GET", "HEAD", "PUT"].includes(call.method) || call.idempotencyKey === true;
+  const replayable =
+    call.retry !== false &&
+    (["GET", "HEAD", "PUT"].includes(call.method) || call.idempotencyKey === true);
   const send = (sent: Exchange) =>
     sendWithRetries(sent, { replayable, deadline, budget: settings.retryBudget, onRetry: report });
   try {

@@ -8,6 +8,7 @@ export const getApiHealth = defineCall({
   method: "GET",
   path: getConfig().API_HEALTH_PATH,
   response: z.unknown(),
+  retry: false,
   errors: {
     401: "SIGN_IN_REQUIRED",
     403: "FORBIDDEN",

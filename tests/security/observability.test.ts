@@ -97,21 +97,16 @@ describe("300 concurrent readiness probes", () => {
     expectedStatuses: [503],
   });
 
-  it("while the API hangs keep one connection to it open at a time, and all hear its answer", async () => {
-    let open = 0;
-    let mostOpen = 0;
-    api.handle((_req, res) => {
-      mostOpen = Math.max(mostOpen, ++open);
-      res.on("close", () => open--);
-    });
+  it("while the API hangs ask it once a deadline at most, and all hear its answer", async () => {
+    api.handle(() => {});
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: PROBES }, () => readyz(hanging)));
     const ms = performance.now() - started;
     expect(
       answers.every(({ status, body }) => status === 503 && body.code === "UPSTREAM_TIMEOUT"),
     ).toBe(true);
-    expect(mostOpen).toBe(1);
-    // One check a deadline at most, however long the probes took to arrive.
+    // Probes arriving while a check is in flight wait on it: one check a deadline at most, however
+    // long the probes took to arrive, where each probe on its own would have made one.
     expect(api.received.length).toBeLessThanOrEqual(Math.ceil(ms / 1_000));
     figures.push(
       `${PROBES} /readyz with the API hanging: ${api.received.length} check(s), all answered in ${Math.round(ms)} ms`,
@@ -139,11 +134,13 @@ describe("300 concurrent readiness probes", () => {
   it("with the API coming and going say so once a minute, not at each new failure", async () => {
     let checks = 0;
     api.handle((req, res) => (++checks % 2 ? req.socket.destroy() : res.writeHead(204).end()));
-    const warnings = getLogLines(hanging, "upstream not ready").length;
+    const said = () => getLogLines(hanging, "upstream call failed", '"call":"readiness"').length;
+    const [warnings, requests] = [said(), getLogLines(hanging, '"msg":"request"').length];
     for (let probe = 0; probe < 10; probe++) await fetch(`${hanging.url}/readyz`);
     expect(checks).toBe(10);
-    await expect.poll(() => getLogLines(hanging, "upstream not ready").length).toBeGreaterThan(warnings);
-    expect(getLogLines(hanging, "upstream not ready")).toHaveLength(warnings + 1);
+    // Each warning is written before its probe's request line: once those are in, so are they.
+    await expect.poll(() => getLogLines(hanging, '"msg":"request"').length).toBe(requests + 10);
+    expect(said() - warnings).toBeLessThanOrEqual(1);
   });
 
   it("a visitor who leaves does not end the check the others wait on", async () => {
@@ -199,7 +196,8 @@ describe("the metrics port", () => {
       `connections closed after (metrics / app): silent ${metricsSilent.ms} / ${appSilent.ms} ms, ` +
         `idle after an answer ${metricsIdle.ms} / ${appIdle.ms} ms`,
     );
-    for (const closed of [metricsSilent, appSilent, metricsIdle, appIdle]) expect(closed.byServer).toBe(true);
+    for (const closed of [metricsSilent, appSilent, metricsIdle, appIdle])
+      expect(closed.byServer).toBe(true);
     // Headers timeout 3 s, keep-alive 1 s, measured side by side; Node's own would be 60-90 s and 5 s.
     expect(metricsSilent.ms).toBeLessThanOrEqual(2 * appSilent.ms);
     expect(metricsIdle.ms).toBeLessThanOrEqual(2 * appIdle.ms);
