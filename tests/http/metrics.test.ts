@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadedModulesOptions, readLoadedModules } from "../support/read-loaded-modules";
 import { startServer, startSuiteServer } from "../support/server";
@@ -47,11 +46,13 @@ describe("with METRICS_PORT set", () => {
   const metricsUrl = () => `http://127.0.0.1:${server.metricsPort}/metrics`;
   // A request is counted as its connection settles, a moment after its client has the answer.
   const scrape = async () => {
-    for (let waited = 0; ; waited += 20) {
-      const samples = parseMetrics(await (await fetch(metricsUrl())).text());
-      if (total(samples, "http_requests_in_flight") === 0 || waited > 5_000) return samples;
-      await sleep(20);
-    }
+    let samples: Sample[] = [];
+    await expect
+      .poll(async () =>
+        total((samples = parseMetrics(await (await fetch(metricsUrl())).text())), "http_requests_in_flight"),
+      )
+      .toBe(0);
+    return samples;
   };
   const visit = async (path: string, init?: RequestInit) => (await fetch(server.url + path, init)).status;
 
