@@ -2,7 +2,7 @@ import http from "node:http";
 import zlib from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildReferenceApp, expectCataloguePage, referenceAppBuild } from "../support/reference-app";
-import { getLogLines, startSuiteServer, untilLoggedSoFar, type RunningServer } from "../support/server";
+import { getLogLines, startSuiteServer, untilLoggedSoFar } from "../support/server";
 import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
 // Upstream faults as a visitor sees them: the fixture app's pages, served by the built server,
@@ -193,51 +193,47 @@ describe("headers", () => {
 describe("a streamed page whose data is pending", () => {
   const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild });
 
-  it("ends at the render's deadline with its fallback and one warning, the data never settling", async () => {
-    upstream.handle(() => {});
-    // A browser's: a crawler is sent the page whole.
-    const browser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36";
-    const headers = { "x-request-id": "stalled-1", "user-agent": browser };
-    const response = await fetch(`${server.url}/later/1`, { headers });
-    const body = await response.text();
-    expect(response.status).toBe(200);
-    expect(body).toContain("Waiting for the thing");
-    expect(body).toContain("</html>");
-    await untilLoggedSoFar(server);
-    const lines = getLogLines(server, '"requestId":"stalled-1"').filter(
-      (line) => !line.includes('"msg":"request"'),
-    );
-    expect(lines.map((line) => JSON.parse(line) as object)).toMatchObject([
-      { level: 40, msg: "render stopped at its deadline" },
-    ]);
-  });
-
-  it("logs one departure at info level when the visitor leaves, and cancels the call", async () => {
-    upstream.handle(() => {});
-    const upstreamClosed = upstream.nextAbort();
+  /** The page opened as a browser opens it (a crawler is sent it whole), and what came so far. */
+  async function openLaterPage(requestId: string) {
     const page = await new Promise<http.IncomingMessage>((resolve, reject) =>
       http
-        .get(`${server.url}/later/1`, { headers: { "x-request-id": "leaver-1" } }, resolve)
+        .get(`${server.url}/later/1`, { headers: { "x-request-id": requestId } }, resolve)
         .on("error", reject),
     );
     let body = "";
     page.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
     page.on("error", () => {});
-    await expect.poll(() => body).toContain("Waiting for the thing");
+    return { page, body: () => body, ended: new Promise((resolve) => page.on("end", resolve)) };
+  }
+
+  /** What the server logged of the request, its request line apart. */
+  const readLines = (requestId: string) =>
+    getLogLines(server, `"requestId":"${requestId}"`)
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((line) => line.msg !== "request");
+
+  it("ends at the render's deadline with its fallback and one warning, the data never settling", async () => {
+    upstream.handle(() => {});
+    const { page, body, ended } = await openLaterPage("stalled-1");
+    await ended;
+    expect(page.statusCode).toBe(200);
+    expect(body()).toContain("Waiting for the thing");
+    expect(body()).toContain("</html>");
+    await untilLoggedSoFar(server);
+    expect(readLines("stalled-1")).toMatchObject([{ level: 40, msg: "render stopped at its deadline" }]);
+  });
+
+  it("logs one departure at info level when the visitor leaves, and cancels the call", async () => {
+    upstream.handle(() => {});
+    const upstreamClosed = upstream.nextAbort();
+    const { page, body } = await openLaterPage("leaver-1");
+    await expect.poll(body).toContain("Waiting for the thing");
     page.destroy();
     await upstreamClosed;
     const departure = "visitor left before the page was complete";
-    const getMessages = () => readLeaverLines(server).map((line) => line.msg);
-    await expect.poll(getMessages).toContain(departure);
+    await expect.poll(() => readLines("leaver-1").map((line) => line.msg)).toContain(departure);
     // React reports the departure once per pending part, in the same turn: all logged by now.
     await untilLoggedSoFar(server);
-    const lines = readLeaverLines(server).filter((line) => line.msg !== "request");
-    expect(lines).toMatchObject([{ level: 30, msg: departure }]);
+    expect(readLines("leaver-1")).toMatchObject([{ level: 30, msg: departure }]);
   });
 });
-
-function readLeaverLines(server: RunningServer) {
-  return getLogLines(server, '"requestId":"leaver-1"').map(
-    (line) => JSON.parse(line) as { level: number; msg: string },
-  );
-}

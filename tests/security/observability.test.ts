@@ -57,15 +57,10 @@ describe.each([200, 500])(
     }));
 
     it("never holds the loop while the replies come and go", async () => {
-      let probes = 0;
-      let slowestProbe = 0;
       // Each request makes a span: requests until `count` exports have had their replies.
       const probeUntilExports = async (count: number) => {
         while (exports < count) {
-          const probeStart = performance.now();
           await (await fetch(`${server.url}/healthz`)).arrayBuffer();
-          slowestProbe = Math.max(slowestProbe, performance.now() - probeStart);
-          probes++;
           await sleep(20);
         }
       };
@@ -77,7 +72,7 @@ describe.each([200, 500])(
       figures.push(
         `collector replying ${status} with ${(reply.length / 1e6).toFixed(1)} MB to each of ${exports} exports: ` +
           `loop held at most ${loop.heldCpuMs} ms of CPU, ${heldInJsonParses(loop).toFixed(1)} parses of ` +
-          `1 MiB of JSON (delay ${loop.maxMs} ms), slowest of ${probes} /healthz ${Math.round(slowestProbe)} ms`,
+          `1 MiB of JSON (delay ${loop.maxMs} ms)`,
       );
       expect(heldInJsonParses(loop)).toBeLessThanOrEqual(MAX_HELD_PARSES);
     });

@@ -125,16 +125,13 @@ function takeLock() {
     // A lock whose process is gone was left by a run killed mid-build; a live one is waited for,
     // however long a build takes on a busy machine.
     const owner = Number(readFileOrNull(lockOwner));
-    if (owner > 0 && !isAlive(owner)) rmSync(lockDir, { recursive: true, force: true });
+    try {
+      if (owner > 0) process.kill(owner, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ESRCH")
+        rmSync(lockDir, { recursive: true, force: true });
+    }
     return false;
-  }
-}
-
-function isAlive(pid: number) {
-  try {
-    return process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
