@@ -28,10 +28,12 @@ export { createThrottledWarning, routeConsoleToLogger } from "./lib/logger.serve
 export * as traceContext from "./lib/trace-context.server";
 export { logger };
 
-const ABORT_DELAY_MS = 5_000;
-
-// Deferred data still pending when the render is aborted is rejected just after it.
-export const streamTimeout = ABORT_DELAY_MS;
+// Deferred data still pending after this long is rejected in what Remix streams to the browser.
+export const streamTimeout = 5_000;
+// The render itself is stopped only for data that never settles, long after: a rejection that
+// came in time (a call's deadline) is rendered first, on a busy machine too.
+const RENDER_DEADLINE_MS = 2 * streamTimeout;
+const RENDER_STOPPED = new Error("render stopped at its deadline");
 
 export default function handleRequest(
   request: Request,
@@ -75,6 +77,7 @@ export default function handleRequest(
     let shellRendered = false;
     let departed = false;
     let failed = false;
+    let stopped = false;
     const stream = () => {
       const body = new PassThrough();
       resolve(respond(createReadableStreamFromReadable(body)));
@@ -90,7 +93,7 @@ export default function handleRequest(
       pipe(body);
     };
     // Cleared once all is rendered: a pending timer would hold the whole render in memory.
-    const abortTimer = setTimeout(() => abort(), ABORT_DELAY_MS + 1_000);
+    const abortTimer = setTimeout(() => abort(RENDER_STOPPED), RENDER_DEADLINE_MS);
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={renderedNonce ?? ""}>
         <RemixServer context={remixContext} url={request.url} nonce={renderedNonce} />
@@ -119,7 +122,11 @@ export default function handleRequest(
           }
           responseStatusCode = 500;
           failed = true;
-          if (shellRendered) logError(error, request);
+          // Its own deadline, reported once per part still pending: the browser gets the rest.
+          if (error === RENDER_STOPPED) {
+            if (!stopped) logger.warn(getRequestFields(request), "render stopped at its deadline");
+            stopped = true;
+          } else if (shellRendered) logError(error, request);
         },
       },
     );

@@ -51,6 +51,25 @@ export async function startTracing(config: Config, app: AppEntry) {
   // The SDK's id generator, made to give a span the ids it was started with (one span at a time).
   let given: TraceContext | undefined;
   const random = new sdk.RandomIdGenerator();
+  const exporter = new exporterBase.OTLPExporterBase(
+    // OTLPTraceExporter, but a collector's reply is judged by its status, its body unread.
+    httpExport.createOtlpHttpExportDelegate(
+      exportOptions,
+      {
+        serializeRequest: transformer.JsonTraceSerializer.serializeRequest,
+        deserializeResponse: () => ({}),
+      },
+      "otlp_http_span_exporter",
+      transformer.TraceExporterMetricsHelper,
+      undefined,
+    ),
+  );
+  // A failed export's error carries the collector's whole answer (up to 4 MiB), which the
+  // processor would stringify to report it: it goes on with its message only.
+  const send: typeof exporter.export = (spans, done) =>
+    exporter.export(spans, (result) =>
+      done(result.error ? { ...result, error: new Error(result.error.message) } : result),
+    );
   const provider = new sdk.BasicTracerProvider({
     resource: resourceFromAttributes({
       "service.name": config.OTEL_SERVICE_NAME ?? packageJson.name,
@@ -62,21 +81,11 @@ export async function startTracing(config: Config, app: AppEntry) {
     },
     sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
     spanProcessors: [
-      new sdk.BatchSpanProcessor(
-        new exporterBase.OTLPExporterBase(
-          // OTLPTraceExporter, but a collector's reply is judged by its status, its body unread.
-          httpExport.createOtlpHttpExportDelegate(
-            exportOptions,
-            {
-              serializeRequest: transformer.JsonTraceSerializer.serializeRequest,
-              deserializeResponse: () => ({}),
-            },
-            "otlp_http_span_exporter",
-            transformer.TraceExporterMetricsHelper,
-            undefined,
-          ),
-        ),
-      ),
+      new sdk.BatchSpanProcessor({
+        export: send,
+        shutdown: () => exporter.shutdown(),
+        forceFlush: () => exporter.forceFlush(),
+      }),
     ],
   });
   const tracer = provider.getTracer(packageJson.name);

@@ -273,16 +273,17 @@ describe("graceful shutdown", () => {
     socket.on("data", (chunk) => (answer += chunk));
     const closed = new Promise((resolve) => socket.on("close", resolve));
     await new Promise((resolve) => socket.once("connect", resolve));
-    // Half a body: the request is in flight until the rest arrives.
+    // Half a body: the request is in flight, as its 100 Continue says, until the rest arrives.
     socket.write(
-      "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 6\r\n\r\na=",
+      "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+        "Content-Length: 6\r\nExpect: 100-continue\r\n\r\na=",
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => answer).toContain("100 Continue");
     const exitCode = instance.stop("SIGTERM");
     await expect.poll(() => instance.output()).toContain("shutting down");
     socket.write("1234");
     await closed;
-    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 405 /);
     expect(await exitCode).toBe(0);
   });
 

@@ -51,10 +51,7 @@ describe("/readyz", () => {
   });
 
   it("is not ready when the upstream does not answer within API_TIMEOUT_MS", async () => {
-    upstream.handle((_req, res) => {
-      const timer = setTimeout(() => res.writeHead(200).end(), 5_000);
-      res.on("close", () => clearTimeout(timer));
-    });
+    upstream.handle(() => {});
     const closed = upstream.nextAbort();
     const response = await fetch(`${server.url}/readyz`);
     expect(response.status).toBe(503);

@@ -161,16 +161,17 @@ type OtlpExport = {
   }[];
 };
 
+/** What the collector has received, once it holds `count` spans. */
 async function collectSpans(count: number) {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
+  const read = () => {
     const exports = collector.received.map((request) => JSON.parse(request.body) as OtlpExport);
     const spans = exports.flatMap((batch) =>
       batch.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)),
     );
-    if (spans.length >= count || performance.now() > deadline) return { exports, spans };
-    await sleep(50);
-  }
+    return { exports, spans };
+  };
+  await expect.poll(() => read().spans.length).toBeGreaterThanOrEqual(count);
+  return read();
 }
 
 describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {

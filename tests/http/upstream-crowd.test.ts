@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startDeadline } from "~/api/send-request.server";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
-import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
+import { heldInJsonParses, LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
 import { getLogLines, startSuiteServer, type RunningServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
@@ -15,6 +15,10 @@ import { startUpstream, type Upstream } from "../support/upstream";
 const VISITORS = 50;
 const DEADLINE_MS = 1_000;
 const PROBE_INTERVAL_MS = 10;
+// The longest stretch of the loop, in parses of 1 MiB of JSON: the crowd holds it 0.3 to 2.4, or
+// 4.8 to 5.1 with every call ended in one turn (which the count of calls per turn shows); past
+// 10 is a stall.
+const MAX_HELD_PARSES = 10;
 
 let upstream: Upstream;
 
@@ -67,7 +71,9 @@ describe.each([
         `${idleLoop.p99Ms} / ${idleLoop.maxMs}`,
         `${crowdLoop.p99Ms} / ${crowdLoop.maxMs}`,
       ],
-      "server loop held, ms of CPU (max)": [`${idleLoop.heldCpuMs}`, `${crowdLoop.heldCpuMs}`],
+      "loop held (max), ms of CPU / 1 MiB JSON parses": [idleLoop, crowdLoop].map(
+        (loop) => `${loop.heldCpuMs} / ${heldInJsonParses(loop).toFixed(1)}`,
+      ),
       "visitor answered after, ms (p50 / max)": ["", summarize(answeredAfter)],
       "server time past the deadline, ms (p50 / max)": ["", summarize(overDeadline)],
       "test process event loop delay max, ms": ["", (clientLoop.max / 1e6).toFixed(1)],
@@ -85,8 +91,7 @@ describe.each([
     if (status === 200) {
       for (const answer of answers) expect(answer.body).toContain("The thing could not be loaded");
     }
-    // Far above what the crowd costs (docs/performance.md), far below a stall.
-    expect(crowdLoop.heldCpuMs).toBeLessThan(150);
+    expect(heldInJsonParses(crowdLoop)).toBeLessThanOrEqual(MAX_HELD_PARSES);
   });
 });
 

@@ -39,7 +39,8 @@ beforeAll(async () => {
   stopListening = onCallOutcome((event) => events.push(event));
 });
 
-// A deadline no answer here comes near, however busy the machine; tests about it set their own.
+// A deadline no answer here comes near, however busy the machine; tests about it set their own. A
+// failure that came at once is told from one that waited for it by its outcome: a wait is a 504.
 const DEADLINE_MS = 10_000;
 // Ten retries saved, as a process starts; each call earns a tenth of one.
 const FULL_BUDGET = 100;
@@ -68,8 +69,7 @@ const outcomes = () => events.map((event) => event.outcome);
 
 describe("an answer that breaks HTTP", () => {
   const resetAfter = (bytes: string) => (socket: Socket) => {
-    socket.write(bytes);
-    setTimeout(() => socket.resetAndDestroy(), 20);
+    socket.write(bytes, () => socket.resetAndDestroy());
   };
   it.each<[string, string | Buffer | ((socket: Socket) => void)]>([
     ["a garbage status line", `FOO BAR BAZ\r\n\r\n${THING}`],
@@ -120,13 +120,8 @@ describe("an answer that breaks HTTP", () => {
   it("cuts 20,000 headers off in the parser, once", async () => {
     const headers = Array.from({ length: 20_000 }, (_, i) => `X-Header-${i}: value`);
     upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", ...headers, LENGTH), THING));
-    const started = performance.now();
-    const failure = await getFailure(getOne());
-    const elapsedMs = performance.now() - started;
-    console.info(`20,000 headers: a 502 after ${elapsedMs.toFixed(1)} ms`);
-    expect(failure).toEqual(BAD_ANSWER);
+    expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
     expect(upstream.received).toHaveLength(1);
-    expect(elapsedMs).toBeLessThan(DEADLINE_MS / 2);
   });
 
   it.each([
@@ -358,10 +353,8 @@ describe("Retry-After", () => {
     [new Date(Date.now() + 60_000).toUTCString(), 503],
   ])("gives up at once when %s does not fit in the deadline (%i)", async (retryAfter, status) => {
     answerBusy(retryAfter, status);
-    const started = performance.now();
     expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(1);
-    expect(performance.now() - started).toBeLessThan(DEADLINE_MS / 2);
   });
 
   it("waits as long as it asks when that fits in the deadline", async () => {
@@ -386,13 +379,11 @@ describe("Retry-After", () => {
   ])("is ignored when it is %j, and the retries go on with their own waits", async (retryAfter) => {
     const starts = answerBusy(retryAfter);
     expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
+    // Three attempts: "9.5" read as seconds would fit in the deadline once, not twice.
     expect(starts).toHaveLength(3);
-    // Its own jittered waits: at least half of 100 and of 200 ms, and far from the 9.5 s that
-    // "9.5" would be if it were read as seconds (it fits in the deadline).
-    const waits = [starts[1]! - starts[0]!, starts[2]! - starts[1]!];
-    expect(waits[0]).toBeGreaterThanOrEqual(49);
-    expect(waits[1]).toBeGreaterThanOrEqual(99);
-    for (const wait of waits) expect(wait).toBeLessThan(5_000);
+    // Its own jittered waits: at least half of 100 and of 200 ms.
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(49);
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(99);
   });
 });
 

@@ -144,7 +144,7 @@ describe("the Dockerfile's recipe", () => {
     spawnSync(runtime.healthcheck[0]!, runtime.healthcheck.slice(1), {
       cwd: at(runtime.root, runtime.workdir),
       env: runtime.env,
-      timeout: 5_000,
+      timeout: HANG_TIMEOUT_MS,
       ...runAs,
     }).status;
 

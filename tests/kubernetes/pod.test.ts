@@ -169,7 +169,7 @@ describe.each(overlays)(
     });
 
     it("reaches its peers from the Secret and the ConfigMap: Redis for the write limit, the provider for sign-in", async () => {
-      await expect.poll(() => server.output(), { timeout: 5_000 }).toContain("rate limit: counting in Redis");
+      await expect.poll(() => server.output()).toContain("rate limit: counting in Redis");
       const response = await fetch(`${server.url}/auth/sign-in`, { headers: forwarded, redirect: "manual" });
       expect(response.status).toBe(303);
       expect(response.headers.get("location")?.startsWith(provider.issuer)).toBe(true);

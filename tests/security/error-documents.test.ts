@@ -1,16 +1,14 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { readMainThreadCpuMs } from "../support/process-stats";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
-import { askServer, startSuiteServer, type RunningServer } from "../support/server";
+import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
+import { startSuiteServer } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 // An error document asked for again is kept and sent again to whoever would get the very same
 // one; each still gets its own nonce, and a visitor's own layout (here the theme).
 
 const server = startSuiteServer();
-const loopDelayScript = pathToFileURL(path.join(import.meta.dirname, "../support/loop-delay.js")).href;
 
 async function visit(path: string, cookie?: string) {
   const response = await fetch(`${server.url}${path}`, { headers: cookie ? { cookie } : {} });
@@ -32,12 +30,6 @@ async function getThemeCookie(theme: string) {
 const nonces = (html: string) => [...html.matchAll(/nonce="([^"]+)"/g)].map((match) => match[1]);
 const withoutNonces = (html: string) => html.replaceAll(/nonce="[^"]+"/g, "");
 const themeOf = (html: string) => /<html lang="en" data-theme="(\w+)"/.exec(html)?.[1];
-
-/** CPU time the server's main thread has had so far, in milliseconds (Linux schedstat). */
-function readMainThreadCpuMs(running: RunningServer) {
-  const pid = running.child.pid!;
-  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-}
 
 describe("an error document sent again", () => {
   it("carries each request's own nonce, the one its policy names, and nothing else differs", async () => {
@@ -74,11 +66,11 @@ describe("an error document sent again", () => {
   it("prints the CPU one costs, rendered and sent again", async () => {
     const ROUNDS = 300;
     const measure = async (path: (i: number) => string) => {
-      const before = readMainThreadCpuMs(server);
+      const before = readMainThreadCpuMs(server.child.pid!);
       const statuses = new Set<number>();
       for (let i = 0; i < ROUNDS; i++) statuses.add((await visit(path(i))).status);
       expect([...statuses]).toEqual([404]);
-      return (readMainThreadCpuMs(server) - before) / ROUNDS;
+      return (readMainThreadCpuMs(server.child.pid!) - before) / ROUNDS;
     };
     // Each address its own document: each one rendered.
     const rendered = await measure((i) => `/no-such-page/rendered-${i}`);
@@ -99,14 +91,14 @@ describe("a storm of visitors on an API answering 503", () => {
     api.handle((_req, res) => res.writeHead(503).end());
     return () => api.close();
   });
-  const fixture = startSuiteServer(
-    () => ({ API_BASE_URL: api.url, NODE_OPTIONS: `--import ${loopDelayScript}` }),
-    { cwd: referenceAppBuild, expectedStatuses: [503] },
-  );
+  const fixture = startSuiteServer(() => ({ API_BASE_URL: api.url, NODE_OPTIONS: LOOP_DELAY_OPTIONS }), {
+    cwd: referenceAppBuild,
+    expectedStatuses: [503],
+  });
 
   it("answers each its 503 page, the page rendered about once", async () => {
     await (await fetch(`${fixture.url}/call/1`)).arrayBuffer();
-    await askServer(fixture, "loop-delay");
+    await readLoopDelay(fixture);
     const timings: number[] = [];
     const statuses = new Set<number>();
     await Promise.all(
@@ -118,7 +110,7 @@ describe("a storm of visitors on an API answering 503", () => {
         timings.push(performance.now() - started);
       }),
     );
-    const { maxMs } = await askServer<{ maxMs: number }>(fixture, "loop-delay");
+    const { maxMs } = await readLoopDelay(fixture);
     const sorted = timings.sort((a, b) => a - b);
     const at = (share: number) => Math.round(sorted[Math.floor(share * (sorted.length - 1))]!);
     console.log(

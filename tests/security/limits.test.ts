@@ -82,9 +82,7 @@ describe("bodies in tiny pieces", () => {
     const sampler = setInterval(() => (peak = Math.max(peak, readRssMegabytes(pid))), 20);
     const request = oneByteChunks(`127.0.0.1:${server.port}`);
     const start = performance.now();
-    const responses = await Promise.all(
-      Array.from({ length: 4 }, () => sendRaw(server.port, request, 20_000)),
-    );
+    const responses = await Promise.all(Array.from({ length: 4 }, () => sendRaw(server.port, request)));
     clearInterval(sampler);
     console.log(
       `4 bodies in 1-byte chunks: answered in ${Math.round(performance.now() - start)} ms, RSS grew ${Math.round(peak - before)} MB`,
@@ -106,15 +104,14 @@ describe("slow clients", () => {
       socket.on("error", () => {});
       const closed = new Promise((resolve) => socket.on("close", resolve));
       socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n`);
-      // One header line every 200 ms for up to 20 s: far longer than the timeout allows.
+      // One header line every 200 ms, for as long as the connection stays open.
       let linesSent = 0;
-      const trickle = setInterval(() => {
-        if (socket.destroyed || linesSent >= 100) return clearInterval(trickle);
-        socket.write(`X-Trickle-${linesSent++}: a\r\n`);
-      }, 200);
+      const trickle = setInterval(
+        () => socket.destroyed || socket.write(`X-Trickle-${linesSent++}: a\r\n`),
+        200,
+      );
       await closed;
       clearInterval(trickle);
-      expect(linesSent).toBeLessThan(100);
       expect(parseResponse(answer).status).toBe(408);
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       expectNoServerErrors(server);

@@ -65,7 +65,7 @@ it("the provider's discovery document, stalled after its first byte: 503, then s
   suite.provider.discovery = "valid";
   const signInStarts = async () =>
     (await fetch(`${suite.app.url}/auth/sign-in`, { redirect: "manual" })).status;
-  await expect.poll(signInStarts, { interval: 500, timeout: 60_000 }).toBe(303);
+  await expect.poll(signInStarts, { interval: 500 }).toBe(303);
 });
 
 it.each<TokenAnswer>(["hang", "stall"])("the provider's token answer (%s): 503", async (answer) => {
@@ -101,5 +101,5 @@ it("the session Redis, frozen with a visitor signed in: 503", async () => {
 
 it("the collector's answer, trickling after its headers: the export is cut", async () => {
   await fetch(`${suite.app.url}/healthz`);
-  await expect.poll(() => exportsCut, { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect.poll(() => exportsCut).toBeGreaterThan(0);
 });

@@ -18,16 +18,7 @@ function connect() {
     socket,
     received: () => received,
     closed,
-    until: (text: string, timeoutMs = 3_000) =>
-      new Promise<string>((resolve, reject) => {
-        const started = Date.now();
-        const check = () => {
-          if (received.includes(text)) return resolve(received);
-          if (Date.now() - started > timeoutMs) return reject(new Error(`no "${text}" in: ${received}`));
-          setTimeout(check, 10);
-        };
-        check();
-      }),
+    until: (text: string) => expect.poll(() => received).toContain(text),
   };
 }
 

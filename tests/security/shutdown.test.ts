@@ -1,7 +1,6 @@
 import net from "node:net";
 import { expect, it } from "vitest";
 import { parseResponse } from "../support/raw-http";
-import { getClosedPort } from "../support/upstream";
 import {
   expectNoServerErrors,
   getLogLines,
@@ -13,24 +12,11 @@ import {
 
 const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
 
-/**
- * A keep-alive connection that has sent the head of a theme post and part of its body;
- * `inFlight` resolves once the server has let it past the edge (it answers 100 Continue).
- */
-function startPost(server: { port: number }, firstPart: string, body: string) {
+/** A keep-alive connection that has sent the head of a theme post and part of its body. */
+async function startPost(server: { port: number }, firstPart: string, body: string) {
   const socket = net.connect(server.port, "127.0.0.1");
   let answer = "";
-  let answeredAt = 0;
-  let onContinue = () => {};
-  const inFlight = new Promise<void>((resolve) => (onContinue = resolve));
-  socket.on("data", (chunk) => {
-    answer += chunk.toString("latin1");
-    if (answer.startsWith(CONTINUE)) {
-      onContinue();
-      answer = answer.slice(CONTINUE.length);
-    }
-    if (answer) answeredAt ||= performance.now();
-  });
+  socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
   socket.on("error", () => {});
   const closed = new Promise((resolve) => socket.on("close", resolve));
   socket.write(
@@ -44,12 +30,12 @@ function startPost(server: { port: number }, firstPart: string, body: string) {
       firstPart,
     ].join("\r\n"),
   );
+  // In flight from here: the server has read the head and waits for the body.
+  await expect.poll(() => answer).toBe(CONTINUE);
   return {
-    inFlight,
     finish: () => socket.write(body.slice(firstPart.length)),
     closed,
-    answer: () => parseResponse(answer),
-    answeredAt: () => answeredAt,
+    answer: () => parseResponse(answer.slice(CONTINUE.length)),
   };
 }
 
@@ -58,36 +44,36 @@ async function sigterm(server: RunningServer) {
   await expect.poll(() => server.output()).toContain("shutting down");
 }
 
-// Before, the process waited for the keep-alive timeout after the last answer. Both it and the
-// shutdown deadline are far beyond the bound, which a busy machine keeps.
-const SLOW_ENV = { KEEP_ALIVE_TIMEOUT_MS: "60000", SHUTDOWN_TIMEOUT_MS: "60000" };
-const EXIT_BOUND_MS = 20_000;
+// Before, the process waited for the keep-alive timeout after the last answer. It is longer than
+// the shutdown deadline here, so a server that waited for it would exit at the deadline, with 1
+// and a warning: the exit code tells which way it went.
+const SLOW_ENV = { KEEP_ALIVE_TIMEOUT_MS: "120000", SHUTDOWN_TIMEOUT_MS: "60000" };
+
+function expectExitedByItself(server: RunningServer, code: number | null) {
+  expect(code).toBe(0);
+  expect(server.output()).not.toContain("shutdown timeout");
+  expectNoServerErrors(server);
+}
 
 it("answers requests in flight at SIGTERM with Connection: close, and exits with the last answer", async () => {
   const server = await startServer(SLOW_ENV);
   try {
-    const first = startPost(server, "theme", "theme=dark");
-    const second = startPost(server, "theme=li", "theme=light");
+    const first = await startPost(server, "theme", "theme=dark");
+    const second = await startPost(server, "theme=li", "theme=light");
     // An idle keep-alive connection from an earlier request must not hold the process either.
     const idle = await fetch(`${server.url}/healthz`, { headers: { connection: "keep-alive" } });
     expect(idle.status).toBe(200);
-    await Promise.all([first.inFlight, second.inFlight]);
     await sigterm(server);
     first.finish();
     await first.closed;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(server.child.exitCode).toBeNull();
+    // Still there for the second, which it answers, then it exits.
     second.finish();
     const code = await server.exited;
-    const exitDelayMs = performance.now() - second.answeredAt();
-    console.log(`exited ${Math.round(exitDelayMs)} ms after the last answer`);
     for (const post of [first, second]) {
       expect(post.answer().status).toBe(303);
       expect(post.answer().headers.connection).toBe("close");
     }
-    expect(code).toBe(0);
-    expect(exitDelayMs).toBeLessThan(EXIT_BOUND_MS);
-    expectNoServerErrors(server);
+    expectExitedByItself(server, code);
   } finally {
     await server.stop("SIGKILL");
   }
@@ -97,12 +83,8 @@ it("exits at once on SIGTERM when no request is in flight, idle keep-alive conne
   const server = await startServer(SLOW_ENV);
   try {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const start = performance.now();
     server.child.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
-    const exitMs = performance.now() - start;
-    console.log(`exited ${Math.round(exitMs)} ms after SIGTERM`);
-    expect(exitMs).toBeLessThan(EXIT_BOUND_MS);
+    expectExitedByItself(server, await server.exited);
   } finally {
     await server.stop("SIGKILL");
   }
@@ -117,7 +99,7 @@ async function startWithNpm() {
     { command: "setsid", args: ["npm", "start", "--ignore-scripts", "--silent"] },
   );
   const listening = () => /listening on http:\/\/localhost:(\d+)/.exec(npm.stdout())?.[1];
-  await expect.poll(listening, { timeout: 60_000 }).toBeDefined();
+  await expect.poll(listening).toBeDefined();
   return { ...npm, port: Number(listening()) };
 }
 
@@ -139,8 +121,7 @@ it.each<[string, () => Promise<ServerProcess & { port: number }>, (server: Serve
 ])("%s: the upload in flight is answered, exit 0", async (_case, start, signal) => {
   const server = await start();
   try {
-    const upload = startPost(server, "theme", "theme=dark");
-    await upload.inFlight;
+    const upload = await startPost(server, "theme", "theme=dark");
     await signal(server);
     upload.finish();
     await upload.closed;
@@ -155,8 +136,7 @@ it.each<[string, () => Promise<ServerProcess & { port: number }>, (server: Serve
 it("exits 1, saying so, when a request is still in flight at the shutdown deadline", async () => {
   const server = await startServer({ SHUTDOWN_TIMEOUT_MS: "1000" });
   try {
-    const upload = startPost(server, "theme", "theme=dark");
-    await upload.inFlight;
+    await startPost(server, "theme", "theme=dark");
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(1);
     expect(getLogLines(server, "shutdown timeout: exiting")).toHaveLength(1);
@@ -168,10 +148,9 @@ it("exits 1, saying so, when a request is still in flight at the shutdown deadli
 it.each(["app", "metrics"])(
   "exits 0 on SIGTERM with a connection to the %s port that never sent a byte (a browser's preconnect)",
   async (port) => {
-    const metricsPort = await getClosedPort();
-    const server = await startServer({ ...SLOW_ENV, METRICS_PORT: String(metricsPort) });
+    const server = await startServer({ ...SLOW_ENV, METRICS_PORT: "0" });
     try {
-      const silent = net.connect(port === "app" ? server.port : metricsPort, "127.0.0.1");
+      const silent = net.connect(port === "app" ? server.port : server.metricsPort!, "127.0.0.1");
       silent.on("error", () => {});
       const closed = new Promise((resolve) => silent.once("close", resolve));
       await new Promise((resolve) => silent.once("connect", resolve));

@@ -44,7 +44,7 @@ const SOURCES = [
 const appBrowserBuild = path.join(projectRoot, "public/build");
 const stampFile = path.join(referenceAppBuild, "source-hash");
 const lockDir = `${referenceAppBuild}.lock`;
-const STALE_LOCK_MS = 180_000;
+const lockOwner = path.join(lockDir, "pid");
 
 /**
  * Builds the fixture app unless the build on disk was made from the same sources. Suites and
@@ -53,12 +53,12 @@ const STALE_LOCK_MS = 180_000;
 export async function buildReferenceApp(): Promise<string> {
   const hash = hashSources();
   for (;;) {
-    if (readStamp() === hash) return referenceAppBuild;
+    if (readFileOrNull(stampFile) === hash) return referenceAppBuild;
     if (takeLock()) break;
     await sleep(200);
   }
   try {
-    if (readStamp() !== hash) {
+    if (readFileOrNull(stampFile) !== hash) {
       assembleReferenceApp();
       await promisify(execFile)(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
         cwd: referenceAppBuild,
@@ -122,9 +122,9 @@ function hashSources() {
   return hash.digest("hex");
 }
 
-function readStamp() {
+function readFileOrNull(file: string) {
   try {
-    return readFileSync(stampFile, "utf8");
+    return readFileSync(file, "utf8");
   } catch {
     return null;
   }
@@ -134,11 +134,18 @@ function takeLock() {
   try {
     mkdirSync(path.dirname(lockDir), { recursive: true });
     mkdirSync(lockDir);
+    writeFileSync(lockOwner, String(process.pid));
     return true;
   } catch {
-    // A lock left by a run that was killed mid-build.
-    const age = Date.now() - (statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-    if (age > STALE_LOCK_MS) rmSync(lockDir, { recursive: true, force: true });
+    // A lock whose process is gone was left by a run killed mid-build; a live one is waited for,
+    // however long a build takes on a busy machine.
+    const owner = Number(readFileOrNull(lockOwner));
+    try {
+      if (owner > 0) process.kill(owner, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ESRCH")
+        rmSync(lockDir, { recursive: true, force: true });
+    }
     return false;
   }
 }

@@ -200,6 +200,18 @@ export function getLogLines(server: ServerProcess, ...texts: string[]) {
     .filter((line) => texts.every((text) => line.includes(text)));
 }
 
+let logMarks = 0;
+
+/**
+ * Resolves once every line the server logged before this call has been read here: it asks for
+ * /healthz under a request id of its own, and the log is one stream, in order.
+ */
+export async function untilLoggedSoFar(server: RunningServer) {
+  const requestId = `log-mark-${++logMarks}`;
+  await (await fetch(`${server.url}/healthz`, { headers: { "x-request-id": requestId } })).arrayBuffer();
+  await expect.poll(() => server.output()).toContain(`"requestId":"${requestId}"`);
+}
+
 /** The status of every request the server has logged so far. */
 export function getLoggedStatuses(server: ServerProcess) {
   return getLogLines(server, '"msg":"request"').map(
