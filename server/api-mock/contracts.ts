@@ -3,6 +3,7 @@ import path from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { parse } from "yaml";
+import { isNestedDeeperThan, MAX_JSON_DEPTH } from "~/lib/json-depth";
 
 // The API contracts (OpenAPI 3.1, one document per file in app/api/contracts/), read for the mock:
 // each operation, how to check what the app sends it, and every answer it may give.
@@ -191,6 +192,8 @@ function readRequestBody(read: Reading, operation: Node) {
     if (!body) return requestBody?.required ? "body: required" : undefined;
     const validate = validators.get(type.split(";")[0]!.trim().toLowerCase());
     if (!validate) return `body: ${type || "no content type"} is not one the contract takes`;
+    if (isNestedDeeperThan(body, MAX_JSON_DEPTH))
+      return `body: nested deeper than ${MAX_JSON_DEPTH}`;
     let value: unknown;
     try {
       value = type.startsWith(FORM_TYPE)
