@@ -48,7 +48,8 @@ export function createScenarioStep(
       return void res.redirect(303, `${SCENARIO_PAGE}?saved`);
     }
     if (req.method !== "GET" && req.method !== "HEAD") return void res.sendStatus(405);
-    sendPage(res, operations, picks, req.query !== undefined && "saved" in req.query);
+    const saved = new URLSearchParams(req.originalUrl.split("?")[1]).has("saved");
+    sendPage(res, operations, picks, saved);
   };
 }
 

@@ -117,6 +117,9 @@ describe("the reference feature with the API mock on", () => {
       });
     const picked = await pick({ listThings: "200-none", createThing: "201-added", nope: "x" });
     expect(picked.headers.get("location")).toBe("/_api-mock?saved");
+    expect((await page(await browser.fetch(`${server.url}/_api-mock?saved`))).text).toContain(
+      "Your answers are saved.",
+    );
     expect(browser.jar(server.url).get("api-mock")).toBe("listThings:200-none");
     expect(await page(await browser.fetch(`${server.url}/things`))).toMatchObject({
       text: expect.stringContaining("There are no things yet."),
