@@ -30,8 +30,7 @@ export function createEdge(
   const checks: Check[] = [
     (req) => (req.rawHeaders.length / 2 > maxHeaderCount ? "HEADERS_TOO_LARGE" : undefined),
     refuseRepeatedHeaders,
-    (req) =>
-      req.headers.expect === undefined || expectsContinue(req) ? undefined : "EXPECTATION_FAILED",
+    (req) => (req.headers.expect === undefined || expectsContinue(req) ? undefined : "EXPECTATION_FAILED"),
     ...(config.TRUST_PROXY ? [] : [dropForwardedHeaders]),
     createOriginCheck(config),
     requireAllowedMethod,
@@ -49,8 +48,7 @@ export function createEdge(
     }
     const proceed = (error?: unknown) => {
       if (error) return next(error);
-      if (expectsContinue(req) && req.httpVersion === "1.1" && !res.headersSent)
-        res.writeContinue();
+      if (expectsContinue(req) && req.httpVersion === "1.1" && !res.headersSent) res.writeContinue();
       next();
     };
     // The report endpoints count their own.
@@ -89,8 +87,7 @@ const requireSameOrigin: Check = (req, res) => {
   const origin = req.headers.origin;
   const fetchSite = req.headers["sec-fetch-site"];
   const isCrossOrigin = origin !== undefined && origin !== res.locals.origin;
-  if (isCrossOrigin || fetchSite === "cross-site" || fetchSite === "same-site")
-    return "CROSS_SITE_REQUEST";
+  if (isCrossOrigin || fetchSite === "cross-site" || fetchSite === "same-site") return "CROSS_SITE_REQUEST";
 };
 
 function requireAcceptableBody(limit: number): Check {
@@ -106,5 +103,4 @@ function requireAcceptableBody(limit: number): Check {
   };
 }
 
-const expectsContinue = (req: Request) =>
-  req.headers.expect?.trim().toLowerCase() === "100-continue";
+const expectsContinue = (req: Request) => req.headers.expect?.trim().toLowerCase() === "100-continue";

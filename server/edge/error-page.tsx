@@ -46,15 +46,9 @@ export function sendErrorPage(res: Response, code: ErrorCode) {
       req.once("end", () => clearTimeout(timer)).once("close", () => clearTimeout(timer));
     });
   }
-  res
-    .status(getError(code).status)
-    .set("Cache-Control", "no-store")
-    .type("html")
-    .send(renderErrorPage(code));
+  res.status(getError(code).status).set("Cache-Control", "no-store").type("html").send(renderErrorPage(code));
 }
 
 export function hasBody(req: Request) {
-  return (
-    req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0
-  );
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0;
 }
