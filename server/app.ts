@@ -22,6 +22,8 @@ type Options = {
   reports?: ReportSink;
   maxHeaderCount: number;
   isShuttingDown?: () => boolean;
+  /** What `npm run dev` adds before Remix (server/dev.ts): none in production. */
+  developmentSteps?: RequestHandler[];
 };
 
 /** What the server takes from the Remix build (`build.entry.module`): the app's configuration,
@@ -41,6 +43,7 @@ export function createApp({
   reports,
   maxHeaderCount,
   isShuttingDown = () => false,
+  developmentSteps = [],
 }: Options) {
   const app = express();
   app.disable("x-powered-by");
@@ -69,6 +72,7 @@ export function createApp({
     createReportEndpoints(config, build, reports),
     serveStaticFiles(path.resolve("public"), config),
     compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }),
+    ...developmentSteps,
     createRemixHandler(build, config),
     lastResort(build.entry.module as unknown as AppEntry),
   );

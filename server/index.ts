@@ -16,13 +16,5 @@ if (missingFixes.length > 0) {
   process.exit(1);
 }
 
-// The Remix build reads the configuration as it loads: a bad setting stops it with one line.
-try {
-  (await import("./process/build")).app.getConfig();
-} catch (error) {
-  if (!(error instanceof Error && error.name === "ConfigError")) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
-}
-
-await import("./process/main");
+const { startServer } = await import("./process/main");
+await startServer();

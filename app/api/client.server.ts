@@ -6,6 +6,7 @@ import { formatPath, type FormErrors } from "~/forms/parse";
 import { getConfig, type Config } from "~/lib/config.server";
 import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
 import { createThrottledWarning, getRequestFields, logger } from "~/lib/logger.server";
+import type { ContractDisagreement } from "./contract";
 import { readAnswer, UpstreamError } from "./read-response.server";
 import { createExchange, encodeCall, sendWithRetries, startDeadline } from "./send-request.server";
 import type { Exchange, RetryBudget } from "./send-request.server";
@@ -45,6 +46,23 @@ export function defineCall<
   Body extends Part = undefined,
 >(call: Call<Params, Query, Body, Result>) {
   return call;
+}
+
+/**
+ * `defineCall` held to one contract, `Paths` its types (`app/api/contracts/<name>.d.ts`): a path,
+ * method, parameter, field or answer the contract does not have is a type error naming it.
+ */
+export function forContract<Paths>() {
+  return {
+    defineCall<const C extends Call>(
+      call: C &
+        ([ContractDisagreement<Paths, C>] extends [never]
+          ? unknown
+          : { contract: ContractDisagreement<Paths, C> }),
+    ): C {
+      return call;
+    },
+  };
 }
 
 type Field<Name extends string, S> = S extends Schema

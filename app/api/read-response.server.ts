@@ -4,6 +4,7 @@ import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import { FormRefusal } from "~/forms/index.server";
 import type { ErrorCode } from "~/lib/errors";
+import { isNestedDeeperThan, MAX_JSON_DEPTH } from "~/lib/json-depth";
 import type { Call, CallResult } from "./client.server";
 
 /** A failed call as the visitor sees it (`code`) and as outcome events count it. */
@@ -60,7 +61,6 @@ export async function readAnswer<C extends Call>(
   );
 }
 
-const MAX_JSON_DEPTH = 64;
 const decoders: Record<string, () => Transform> = {
   gzip: () => zlib.createGunzip(),
   "x-gzip": () => zlib.createGunzip(),
@@ -108,24 +108,3 @@ async function readJson(response: IncomingMessage, limit: number): Promise<unkno
     throw badAnswer("response is not JSON");
   }
 }
-
-// Deeper JSON can only be a mistake or an attack; one pass, counting brackets outside strings.
-function isNestedDeeperThan(text: string, max: number) {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === BACKSLASH) i++;
-      else if (char === QUOTE) inString = false;
-    } else if (char === QUOTE) inString = true;
-    else if (char === OPEN_ARRAY || char === OPEN_OBJECT) {
-      if (++depth > max) return true;
-    } else if (char === CLOSE_ARRAY || char === CLOSE_OBJECT) depth--;
-  }
-  return false;
-}
-
-const [QUOTE, BACKSLASH, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [...'"\\[]{}'].map(
-  (c) => c.charCodeAt(0),
-);

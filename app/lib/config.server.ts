@@ -55,6 +55,20 @@ function getSecurityTxt(env: z.output<typeof EnvSchema>) {
   };
 }
 
+/** The mock answers in development only, on this machine: never for visitors, never elsewhere. */
+function checkApiMock(env: z.output<typeof EnvSchema>) {
+  if (!env.API_MOCK) return;
+  const host = env.API_BASE_URL && new URL(env.API_BASE_URL).hostname;
+  if (env.NODE_ENV === "production")
+    throw new ConfigError(
+      "Invalid environment variable API_MOCK: the API mock is for development, not production",
+    );
+  if (host && !["localhost", "127.0.0.1", "[::1]"].includes(host))
+    throw new ConfigError(
+      "Invalid environment variable API_MOCK: the mock answers on this machine, not API_BASE_URL",
+    );
+}
+
 export type SignInSettings = NonNullable<Config["signIn"]>;
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -73,6 +87,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     const name = String(issue.path[0] ?? "environment");
     throw new ConfigError(`Invalid environment variable ${name}: ${issue.message}`);
   }
+  checkApiMock(result.data);
   const { SESSION_SECRET, ...rest } = result.data;
   return {
     ...rest,

@@ -83,6 +83,11 @@ export const EnvSchema = z.object({
     .regex(/^\/[^?#:]*$/, "must be a path starting with /, without ?, # or :")
     .transform((path) => path as `/${string}`)
     .default("/"),
+  /** `true`: the API is the development mock (`npm run dev` sets it); refused in production. */
+  API_MOCK: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
   /** Largest API answer read; a larger one counts as a bad response. */
   API_MAX_RESPONSE_BYTES: bytes.default(1_048_576),
   /** `true` behind one reverse proxy: trust its X-Forwarded-* headers (else they are dropped). */

@@ -22,8 +22,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     takeFlash(request),
   ]);
   for (const cookie of flashHeaders.getSetCookie()) headers.append("Set-Cookie", cookie);
-  const signIn = getConfig().signIn !== null;
-  return data({ ...getPublicConfig(), signIn, user, flash }, { headers });
+  const { signIn, API_MOCK: apiMock } = getConfig();
+  return data({ ...getPublicConfig(), signIn: signIn !== null, apiMock, user, flash }, { headers });
 }
 
 // On every navigation: the session is read (its cookie renewed, its tokens refreshed), and a flash
@@ -35,10 +35,15 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({
 }) => defaultShouldRevalidate || currentUrl.href !== nextUrl.href;
 
 export default function SiteLayout() {
-  const { appName, version, signIn, user, flash } = useLoaderData<typeof loader>();
+  const { appName, version, signIn, apiMock, user, flash } = useLoaderData<typeof loader>();
   const rootData = useRouteLoaderData<typeof rootLoader>("root");
   return (
     <>
+      {apiMock ? (
+        <p className="api-mock-notice">
+          The API is a mock answering from its contract. <a href="/_api-mock">Pick its answers</a>
+        </p>
+      ) : null}
       <header className="site-header">
         <Link to="/" className="site-name">
           {appName}

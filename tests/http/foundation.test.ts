@@ -188,6 +188,8 @@ describe("start-up configuration", () => {
     ["SESSION_SECRET", "short"],
     ["ORIGIN", "example.com"],
     ["LOG_LEVEL", "chatty"],
+    // The API mock is for `npm run dev`: a production server refuses to answer from it.
+    ["API_MOCK", "true"],
   ])("exits 1 with one line naming %s when it is invalid", async (name, value) => {
     const { code, stdout, stderr } = await runServerUntilExit({ [name]: value });
     expect(code).toBe(1);

@@ -1,108 +1,32 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import Provider, { type KoaContextWithOIDC } from "oidc-provider";
+import {
+  startSignInProvider,
+  type Account,
+  type SignInProvider,
+  type SignInProviderOptions,
+} from "../../server/api-mock/sign-in";
 
-export type Account = { name: string; roles: string[] };
-
-export type OpenIdProvider = {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
+export type OpenIdProvider = SignInProvider & {
   /** Who may sign in, by login name (any password): the dev login page's "login" field. */
   accounts: Map<string, Account>;
-  /** Token requests received so far, by grant type. */
-  tokenRequests: string[];
-  close: () => Promise<void>;
 };
 
-export type OpenIdProviderOptions = {
-  /** The app's ORIGIN: its callback and the address it is sent back to after logout. */
-  appOrigins: string[];
-  accessTokenSeconds?: number;
-  idTokenSeconds?: number;
-};
+export type OpenIdProviderOptions = Omit<SignInProviderOptions, "findAccount">;
 
-/**
- * The certified oidc-provider on 127.0.0.1, with one confidential client for the app, its dev
- * login pages (plain HTML forms that work without JavaScript: any login, any password), consent
- * given in advance, refresh tokens, RP-initiated logout, and the account's name and roles in the
- * ID token.
- */
-export async function startOpenIdProvider({
-  appOrigins,
-  accessTokenSeconds = 300,
-  idTokenSeconds = 300,
-}: OpenIdProviderOptions): Promise<OpenIdProvider> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** The development sign-in provider (server/api-mock/sign-in.ts), with two accounts to start. */
+export async function startOpenIdProvider(options: OpenIdProviderOptions): Promise<OpenIdProvider> {
   const accounts = new Map<string, Account>([
     ["ada", { name: "Ada Lovelace", roles: ["editor"] }],
     ["bob", { name: "Bob Visitor", roles: [] }],
   ]);
-  const tokenRequests: string[] = [];
-  const clientId = "web-app";
-  const clientSecret = "a-client-secret-for-tests-only";
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: clientId,
-        client_secret: clientSecret,
-        redirect_uris: appOrigins.map((origin) => `${origin}/auth/callback`),
-        post_logout_redirect_uris: appOrigins.map((origin) => `${origin}/`),
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-      },
-    ],
-    async findAccount(_ctx, sub) {
-      const account = accounts.get(sub);
-      if (!account) return undefined;
-      return { accountId: sub, claims: () => ({ sub, ...account }) };
-    },
-    claims: { openid: ["sub"], profile: ["name", "roles"] },
-    conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
-    pkce: { required: () => true },
-    issueRefreshToken: async () => true,
-    ttl: {
-      AccessToken: accessTokenSeconds,
-      IdToken: idTokenSeconds,
-      RefreshToken: 3_600,
-      Grant: 3_600,
-      Session: 3_600,
-      Interaction: 600,
-    },
-    // Every scope and claim asked for is granted, so the login form is the only interaction.
-    async loadExistingGrant(ctx: KoaContextWithOIDC) {
-      const { Grant } = ctx.oidc.provider;
-      const session = ctx.oidc.session!;
-      const clientId = ctx.oidc.client!.clientId;
-      const grantId = session.grantIdFor(clientId);
-      const existing = grantId ? await Grant.find(grantId) : undefined;
-      if (existing) return existing;
-      const grant = new Grant({ accountId: session.accountId!, clientId });
-      grant.addOIDCScope(String(ctx.oidc.params!.scope));
-      await grant.save();
-      return grant;
-    },
-    cookies: { keys: ["a-cookie-key-for-tests-only"] },
+  const provider = await startSignInProvider({
+    ...options,
+    findAccount: (login) => accounts.get(login),
   });
-  provider.on("grant.success", (ctx: KoaContextWithOIDC) => {
-    tokenRequests.push(String(ctx.oidc.params?.grant_type));
-  });
-  server.on("request", provider.callback());
-  return {
-    issuer,
-    clientId,
-    clientSecret,
-    accounts,
-    tokenRequests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...provider, accounts };
 }
 
 /** The app's environment for sign-in with `provider`. */
-export function signInEnv(provider: OpenIdProvider, origin: string) {
+export function signInEnv(provider: SignInProvider, origin: string) {
   return {
     ORIGIN: origin,
     OIDC_ISSUER: provider.issuer,

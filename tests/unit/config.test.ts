@@ -76,6 +76,8 @@ describe("parseConfig", () => {
     ["API_TIMEOUT_MS", "0"],
     ["API_HEALTH_PATH", "health"],
     ["API_MAX_RESPONSE_BYTES", "-5"],
+    ["API_MOCK", "true"],
+    ["API_MOCK", "yes"],
     ["SECURITY_TXT_CONTACT", "security@example.com"],
     ["SECURITY_TXT_CONTACT", "mailto:a@example.com, http://example.com/report"],
     ["SECURITY_TXT_EXPIRES", "next year"],
@@ -85,6 +87,14 @@ describe("parseConfig", () => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment variable ${name}: `),
+    );
+  });
+
+  it("lets the API mock answer in development only, on this machine only", () => {
+    const mock = { API_MOCK: "true", NODE_ENV: "development" };
+    expect(parseConfig({ ...mock, API_BASE_URL: "http://127.0.0.1:4010" }).API_MOCK).toBe(true);
+    expect(() => parseConfig({ ...mock, API_BASE_URL: "https://api.example.com" })).toThrow(
+      /^Invalid environment variable API_MOCK: /,
     );
   });
 

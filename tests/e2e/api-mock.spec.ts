@@ -1,0 +1,60 @@
+import { startMockedServer, type MockedServer } from "../support/api-mock";
+import { HANG_TIMEOUT_MS } from "../support/hang";
+import { test as base, expect, markWindow } from "./fixtures";
+
+// The reference feature as `npm run dev` serves it with no API running (server/dev.ts): every
+// call answered by the API mock from the feature's contract, an answer picked on its page.
+const test = base.extend<object, { mocked: MockedServer }>({
+  mocked: [
+    async ({}, use) => {
+      const server = await startMockedServer();
+      await use(server);
+      await server.stop();
+    },
+    { scope: "worker", timeout: HANG_TIMEOUT_MS },
+  ],
+  baseURL: async ({ mocked }, use) => {
+    await use(mocked.url);
+  },
+});
+
+const NOTICE = "The API is a mock answering from its contract.";
+
+test("every page of the reference feature renders, saying the API is a mock", async ({ page }) => {
+  for (const [path, heading] of [
+    ["/things", "Things"],
+    ["/things/1", "Amber"],
+    ["/things/1/edit", "Edit Amber"],
+    ["/things/new", "Add a thing"],
+    ["/things/stock", "Stock"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { name: heading, exact: true })).toBeVisible();
+    await expect(page.getByText(NOTICE)).toBeVisible();
+  }
+});
+
+test("with “422, Name taken” picked, the API's message shows beside the name", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/things/new");
+  await page.getByRole("link", { name: "Pick its answers" }).click();
+  await page.getByLabel(/^createThing/).selectOption({ label: "422, Name taken" });
+  await page.getByRole("button", { name: "Use these answers" }).click();
+  await expect(page.getByRole("status")).toHaveText("Your answers are saved.");
+
+  await page.goto("/things/new");
+  if (javaScriptEnabled) await markWindow(page);
+  const field = (label: string) => page.getByRole("main").getByLabel(label, { exact: true });
+  await field("Name").fill("Amber");
+  await field("Quantity").fill("3");
+  await field("Colour").selectOption("Red");
+  await page.getByRole("button", { name: "Add thing" }).click();
+
+  await expect(field("Name")).toHaveAttribute("aria-invalid", "true");
+  await expect(field("Name")).toHaveAccessibleDescription(
+    "Up to 60 characters. Another thing already has this name. Choose a different name.",
+  );
+  await expect(field("Quantity")).toHaveValue("3");
+});
