@@ -23,7 +23,8 @@ export const getDirection = (locale: Locale) => (RIGHT_TO_LEFT.includes(locale) 
 export const getSourceLocale = (locale: Locale): ShippedLocale =>
   locale === "en-XA" || locale === "ar-XB" ? "en" : locale;
 
-// A browser sends a handful of ranges; a header of thousands is read no further than this.
+// A browser sends a handful of ranges in a few dozen bytes; a longer header is read no further.
+const MAX_READ = 1_024;
 const MAX_RANGES = 16;
 const MAX_RANGE_LENGTH = 64;
 const RANGE = /^\s*([a-z]{1,8}(?:-[a-z\d]{1,8})*|\*)\s*(?:;\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?))?\s*$/i;
@@ -31,10 +32,12 @@ const RANGE = /^\s*([a-z]{1,8}(?:-[a-z\d]{1,8})*|\*)\s*(?:;\s*q\s*=\s*(0(?:\.\d{
 /**
  * The best of `available` for an Accept-Language header (RFC 9110 §12.5.4) by RFC 4647 lookup:
  * ranges by weight, each tried whole, then without its last subtag (`fr-CA`, then `fr`).
- * Undefined when none matches; a malformed range is skipped, and only the first ranges are read.
+ * Undefined when none matches; a malformed range is skipped, and only the header's first
+ * MAX_READ characters and MAX_RANGES ranges are read.
  */
-export function matchLocale<L extends string>(header: string | null, available: readonly L[]) {
-  if (!header) return undefined;
+export function matchLocale<L extends string>(fullHeader: string | null, available: readonly L[]) {
+  if (!fullHeader) return undefined;
+  const header = fullHeader.slice(0, MAX_READ);
   const ranges: { tag: string; weight: number }[] = [];
   for (let start = 0; start < header.length && ranges.length < MAX_RANGES; ) {
     const end = header.indexOf(",", start);

@@ -31,7 +31,7 @@ async function getThemeCookie(theme: string) {
 
 const nonces = (html: string) => [...html.matchAll(/nonce="([^"]+)"/g)].map((match) => match[1]);
 const withoutNonces = (html: string) => html.replaceAll(/nonce="[^"]+"/g, "");
-const themeOf = (html: string) => /<html lang="en" data-theme="(\w+)"/.exec(html)?.[1];
+const themeOf = (html: string) => /<html lang="en" dir="ltr" data-theme="(\w+)"/.exec(html)?.[1];
 
 /** CPU time the server's main thread has had so far, in milliseconds (Linux schedstat). */
 function readMainThreadCpuMs(running: RunningServer) {
