@@ -50,7 +50,11 @@ export default async function handleRequest(
     responseHeaders.set("ETag", tag);
     if (isNotModified(request, tag)) {
       const cacheControl = responseHeaders.get("Cache-Control")!;
-      const headers = { ETag: tag, "Cache-Control": cacheControl, Vary: responseHeaders.get("Vary")! };
+      const headers = {
+        ETag: tag,
+        "Cache-Control": cacheControl,
+        Vary: responseHeaders.get("Vary")!,
+      };
       return new Response(null, { status: 304, headers });
     }
   }

@@ -1,4 +1,10 @@
-import { isRouteErrorResponse, Link, useParams, useRouteError, type Params } from "@remix-run/react";
+import {
+  isRouteErrorResponse,
+  Link,
+  useParams,
+  useRouteError,
+  type Params,
+} from "@remix-run/react";
 import type { ReactNode } from "react";
 import { useTranslate, type Translate } from "~/i18n/translate";
 import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/lib/errors";
@@ -14,7 +20,9 @@ export function GeneralErrorBoundary({
   const error = useRouteError();
   const params = useParams();
   if (!isRouteErrorResponse(error)) return <ErrorPage status={500} />;
-  const handler = Object.hasOwn(statusHandlers, error.status) ? statusHandlers[error.status] : undefined;
+  const handler = Object.hasOwn(statusHandlers, error.status)
+    ? statusHandlers[error.status]
+    : undefined;
   if (handler) return <>{handler({ params })}</>;
   const code: unknown = error.data?.code;
   return <ErrorPage status={error.status} error={isErrorCode(code) ? getError(code) : undefined} />;
@@ -64,4 +72,5 @@ export function ErrorView({
   );
 }
 
-export const getErrorTitle = (t: Translate, error: CatalogueError) => t(`errors.${error.code}.title`);
+export const getErrorTitle = (t: Translate, error: CatalogueError) =>
+  t(`errors.${error.code}.title`);

@@ -167,8 +167,10 @@ export function ValidatedForm({ form, children, ...props }: ValidatedFormProps) 
   );
 }
 
-const getRefusalTitle = (t: Translate, status: number) =>
-  t(`errors.${status === 403 ? "FORBIDDEN" : status === 409 ? "NOT_CHANGED" : "VALIDATION_FAILED"}.title`);
+function getRefusalTitle(t: Translate, status: number) {
+  const code = status === 403 ? "FORBIDDEN" : status === 409 ? "NOT_CHANGED" : "VALIDATION_FAILED";
+  return t(`errors.${code}.title`);
+}
 
 /** GOV.UK's error summary: the form's own messages, then each field's, linked in `fields` order. */
 export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldMeta[] }) {

@@ -1,12 +1,6 @@
 import { getConfig } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
-import {
-  DEFAULT_LOCALE,
-  getAvailableLocales,
-  isLocale,
-  matchLocale,
-  type Locale,
-} from "./locales";
+import { DEFAULT_LOCALE, getAvailableLocales, isLocale, matchLocale, type Locale } from "./locales";
 import { pickMessages, shellMessages, type Catalogues } from "./messages.server";
 import { createTranslator } from "./translate";
 

@@ -27,7 +27,8 @@ export const getSourceLocale = (locale: Locale): ShippedLocale =>
 const MAX_READ = 1_024;
 const MAX_RANGES = 16;
 const MAX_RANGE_LENGTH = 64;
-const RANGE = /^\s*([a-z]{1,8}(?:-[a-z\d]{1,8})*|\*)\s*(?:;\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?))?\s*$/i;
+const RANGE =
+  /^\s*([a-z]{1,8}(?:-[a-z\d]{1,8})*|\*)\s*(?:;\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?))?\s*$/i;
 
 /**
  * The best of `available` for an Accept-Language header (RFC 9110 §12.5.4) by RFC 4647 lookup:
@@ -39,7 +40,7 @@ export function matchLocale<L extends string>(fullHeader: string | null, availab
   if (!fullHeader) return undefined;
   const header = fullHeader.slice(0, MAX_READ);
   const ranges: { tag: string; weight: number }[] = [];
-  for (let start = 0; start < header.length && ranges.length < MAX_RANGES; ) {
+  for (let start = 0; start < header.length && ranges.length < MAX_RANGES;) {
     const end = header.indexOf(",", start);
     const stop = end === -1 ? header.length : end;
     const match = stop - start <= MAX_RANGE_LENGTH ? RANGE.exec(header.slice(start, stop)) : null;

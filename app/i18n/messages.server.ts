@@ -24,9 +24,13 @@ export function pickMessages(locale: Locale, catalogues: Catalogues, prefixes: s
   let messages = byPrefixes.get(cacheKey);
   if (!messages) {
     const source = Object.entries(catalogues[getSourceLocale(locale)]);
-    const entries = source.filter(([key]) => prefixes.some((prefix) => key.startsWith(`${prefix}.`)));
+    const entries = source.filter(([key]) =>
+      prefixes.some((prefix) => key.startsWith(`${prefix}.`)),
+    );
     const mark = locale === "en-XA" ? markPseudo : locale === "ar-XB" ? markPseudoRtl : undefined;
-    messages = Object.fromEntries(mark ? entries.map(([key, value]) => [key, mapMessage(value, mark)]) : entries);
+    messages = Object.fromEntries(
+      mark ? entries.map(([key, value]) => [key, mapMessage(value, mark)]) : entries,
+    );
     byPrefixes.set(cacheKey, messages);
   }
   return messages;
@@ -35,7 +39,9 @@ export function pickMessages(locale: Locale, catalogues: Catalogues, prefixes: s
 const mapMessage = (message: Message, map: (text: string) => string): Message =>
   typeof message === "string"
     ? map(message)
-    : (Object.fromEntries(Object.entries(message).map(([form, text]) => [form, map(text!)])) as Message);
+    : (Object.fromEntries(
+        Object.entries(message).map(([form, text]) => [form, map(text!)]),
+      ) as Message);
 
 const ACCENTED: Record<string, string> = Object.fromEntries(
   [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"].map((letter, i) => [

@@ -25,7 +25,8 @@ const ar = {
   "errors.BAD_REQUEST.title": "طلب غير صالح",
   "errors.BAD_REQUEST.message": "تعذّر فهم الطلب. تحقّق من العنوان وحاول مرة أخرى.",
   "errors.VALIDATION_FAILED.title": "راجع إجاباتك",
-  "errors.VALIDATION_FAILED.message": "بعض المعلومات التي أرسلتها غير صالحة. صحّحها وأرسلها مرة أخرى.",
+  "errors.VALIDATION_FAILED.message":
+    "بعض المعلومات التي أرسلتها غير صالحة. صحّحها وأرسلها مرة أخرى.",
   "errors.CROSS_SITE_REQUEST.title": "رُفض الطلب",
   "errors.CROSS_SITE_REQUEST.message": "لم يأتِ هذا الطلب من هذا الموقع، لذلك رُفض.",
   "errors.NOT_FOUND.title": "الصفحة غير موجودة",
@@ -39,7 +40,8 @@ const ar = {
   "errors.PAYLOAD_TOO_LARGE.title": "بيانات كثيرة جدًا",
   "errors.PAYLOAD_TOO_LARGE.message": "ما أرسلته أكبر مما يقبله هذا الموقع.",
   "errors.URI_TOO_LONG.title": "العنوان طويل جدًا",
-  "errors.URI_TOO_LONG.message": "العنوان الذي طلبته أطول مما يقبله هذا الموقع. تحقّق منه وحاول مرة أخرى.",
+  "errors.URI_TOO_LONG.message":
+    "العنوان الذي طلبته أطول مما يقبله هذا الموقع. تحقّق منه وحاول مرة أخرى.",
   "errors.UNSUPPORTED_MEDIA_TYPE.title": "صيغة غير مدعومة",
   "errors.UNSUPPORTED_MEDIA_TYPE.message": "ما أرسلته بصيغة لا يقبلها هذا العنوان.",
   "errors.RANGE_NOT_SATISFIABLE.title": "النطاق غير متاح",
@@ -67,7 +69,8 @@ const ar = {
   "errors.SIGN_IN_DENIED.title": "لم يكتمل تسجيل الدخول",
   "errors.SIGN_IN_DENIED.message": "لم تسجّل خدمة الدخول دخولك. يمكنك المحاولة مرة أخرى.",
   "errors.SIGN_IN_EXPIRED.title": "انتهت صلاحية تسجيل الدخول",
-  "errors.SIGN_IN_EXPIRED.message": "لم يبدأ تسجيل الدخول هذا هنا أو استغرق وقتًا طويلًا. سجّل الدخول مرة أخرى.",
+  "errors.SIGN_IN_EXPIRED.message":
+    "لم يبدأ تسجيل الدخول هذا هنا أو استغرق وقتًا طويلًا. سجّل الدخول مرة أخرى.",
   "errors.SIGN_IN_FAILED.title": "فشل تسجيل الدخول",
   "errors.SIGN_IN_FAILED.message": "أرسلت خدمة الدخول إجابة لا يمكننا الوثوق بها. حاول لاحقًا.",
   "errors.SIGN_IN_UNAVAILABLE.title": "تسجيل الدخول غير متاح",

@@ -23,12 +23,14 @@ const en = {
   "errors.status": "Error {status}",
   "errors.home": "Go to the home page",
   "errors.BAD_REQUEST.title": "Bad request",
-  "errors.BAD_REQUEST.message": "The request could not be understood. Check the address and try again.",
+  "errors.BAD_REQUEST.message":
+    "The request could not be understood. Check the address and try again.",
   "errors.VALIDATION_FAILED.title": "Check your answers",
   "errors.VALIDATION_FAILED.message":
     "Some of the information you sent is not valid. Correct it and send it again.",
   "errors.CROSS_SITE_REQUEST.title": "Request refused",
-  "errors.CROSS_SITE_REQUEST.message": "This request did not come from this site, so it was refused.",
+  "errors.CROSS_SITE_REQUEST.message":
+    "This request did not come from this site, so it was refused.",
   "errors.NOT_FOUND.title": "Page not found",
   "errors.NOT_FOUND.message":
     "There is nothing at this address. It may have moved, or the link may be wrong.",
@@ -45,9 +47,11 @@ const en = {
   "errors.URI_TOO_LONG.message":
     "The address you asked for is longer than this site accepts. Check it and try again.",
   "errors.UNSUPPORTED_MEDIA_TYPE.title": "Unsupported format",
-  "errors.UNSUPPORTED_MEDIA_TYPE.message": "What you sent is in a format this address does not accept.",
+  "errors.UNSUPPORTED_MEDIA_TYPE.message":
+    "What you sent is in a format this address does not accept.",
   "errors.RANGE_NOT_SATISFIABLE.title": "Range not available",
-  "errors.RANGE_NOT_SATISFIABLE.message": "The part of the file your request asked for does not exist.",
+  "errors.RANGE_NOT_SATISFIABLE.message":
+    "The part of the file your request asked for does not exist.",
   "errors.EXPECTATION_FAILED.title": "Expectation not supported",
   "errors.EXPECTATION_FAILED.message": "Your request asked for handling this site does not offer.",
   "errors.HEADERS_TOO_LARGE.title": "Request headers too large",
@@ -74,12 +78,14 @@ const en = {
   "errors.SIGN_IN_DENIED.title": "Sign-in not completed",
   "errors.SIGN_IN_DENIED.message": "The sign-in service did not sign you in. You can try again.",
   "errors.SIGN_IN_EXPIRED.title": "Sign-in expired",
-  "errors.SIGN_IN_EXPIRED.message": "This sign-in was not started here or took too long. Sign in again.",
+  "errors.SIGN_IN_EXPIRED.message":
+    "This sign-in was not started here or took too long. Sign in again.",
   "errors.SIGN_IN_FAILED.title": "Sign-in failed",
   "errors.SIGN_IN_FAILED.message":
     "The sign-in service sent an answer we could not trust. Try again later.",
   "errors.SIGN_IN_UNAVAILABLE.title": "Sign-in unavailable",
-  "errors.SIGN_IN_UNAVAILABLE.message": "Signing in is not possible right now. Try again in a moment.",
+  "errors.SIGN_IN_UNAVAILABLE.message":
+    "Signing in is not possible right now. Try again in a moment.",
   "errors.NOT_CHANGED.title": "Nothing was changed",
   "errors.NOT_CHANGED.message":
     "It changed before your request arrived, so nothing was done. The page shows it as it is now.",
@@ -98,5 +104,6 @@ const en = {
 export default en;
 
 declare module "./translate" {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds these keys to t's
   interface MessageKeys extends Record<keyof typeof en, true> {}
 }

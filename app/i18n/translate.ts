@@ -61,7 +61,7 @@ export function createTranslator(locale: Locale, messages: Messages, timeZone: s
     const template =
       typeof message === "string"
         ? message
-        : ((typeof count === "number" && message[plural.select(count)]) || message.other);
+        : (typeof count === "number" && message[plural.select(count)]) || message.other;
     return template.replace(/\{(\w+)\}/g, (placeholder, name: string) =>
       Object.hasOwn(values, name) ? format(values[name]!) : placeholder,
     );

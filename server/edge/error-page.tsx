@@ -24,7 +24,11 @@ export function renderErrorPage(code: ErrorCode, locale: ShippedLocale = DEFAULT
   let page = renderedPages.get(key);
   if (page === undefined) {
     const error = getError(code);
-    const t = createTranslator(locale, pickMessages(locale, shellMessages, ["meta", "errors"]), "UTC");
+    const t = createTranslator(
+      locale,
+      pickMessages(locale, shellMessages, ["meta", "errors"]),
+      "UTC",
+    );
     const document = (
       <html lang={locale} dir={getDirection(locale)}>
         <head>
@@ -72,5 +76,7 @@ export function sendErrorPage(res: Response, code: ErrorCode) {
 }
 
 export function hasBody(req: Request) {
-  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0;
+  return (
+    req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0
+  );
 }

@@ -19,7 +19,11 @@ const codeForParserError: Record<string, ErrorCode> = {
 
 // A request Node could not read has no headers to choose a language by: the default one, whose
 // title is also the status line's reason.
-const t = createTranslator(DEFAULT_LOCALE, pickMessages(DEFAULT_LOCALE, shellMessages, ["errors"]), "UTC");
+const t = createTranslator(
+  DEFAULT_LOCALE,
+  pickMessages(DEFAULT_LOCALE, shellMessages, ["errors"]),
+  "UTC",
+);
 
 /** The catalogue's page for what Node refuses before Express sees it: a request it could not
  * parse or that came too slowly (unless an answer has started), and `CONNECT`. */
@@ -36,7 +40,12 @@ export function createNodeRefusals(config: Config, logger: AppEntry["logger"]) {
     const error = getError(code);
     const body = renderErrorPage(code);
     const length = `Content-Length: ${Buffer.byteLength(body)}`;
-    const head = [`HTTP/1.1 ${error.status} ${getErrorTitle(t, error)}`, ...headers, ...extraHeaders, length];
+    const head = [
+      `HTTP/1.1 ${error.status} ${getErrorTitle(t, error)}`,
+      ...headers,
+      ...extraHeaders,
+      length,
+    ];
     return `${head.join("\r\n")}\r\n\r\n${body}`;
   };
   return {

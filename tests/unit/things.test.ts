@@ -2,7 +2,11 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 // In the app: "~/entities/thing" and "~/i18n/things.server".
-import { COLOURS, THING_STATUSES, THING_TRANSITIONS } from "../fixtures/reference-app/app/entities/thing";
+import {
+  COLOURS,
+  THING_STATUSES,
+  THING_TRANSITIONS,
+} from "../fixtures/reference-app/app/entities/thing";
 import { thingMessages } from "../fixtures/reference-app/app/i18n/things.server";
 
 // The reference entity's states, changes and words: the test a new entity copies.
