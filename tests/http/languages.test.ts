@@ -115,7 +115,9 @@ describe("POST /preferences/language", () => {
     const page = parseHtml(await response.text());
     expect(page.documentElement.lang).toBe("ar");
     expect(page.querySelector(".error-summary h2")?.textContent).toBe("راجع إجاباتك");
-    const labels = [...page.querySelectorAll("form.form label")].map((label) => label.lang);
+    const labels = [...page.querySelectorAll<HTMLLabelElement>("form.form label")].map(
+      (label) => label.lang,
+    );
     expect(labels).toEqual(["en", "ar"]);
     expect(page.querySelector("script")).toBeNull();
   });
