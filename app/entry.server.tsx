@@ -15,6 +15,7 @@ import {
   NONCE_PLACEHOLDER,
   takeErrorDocument,
 } from "./lib/error-documents.server";
+import { setLanguageHeaders } from "./i18n/locale.server";
 import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
 import { getPageTag, isNotModified } from "./lib/page-cache.server";
@@ -35,7 +36,7 @@ export const streamTimeout = 5_000;
 const RENDER_DEADLINE_MS = 2 * streamTimeout;
 const RENDER_STOPPED = new Error("render stopped at its deadline");
 
-export default function handleRequest(
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -44,13 +45,18 @@ export default function handleRequest(
 ) {
   const nonce = loadContext.cspNonce;
   setCachePolicy(responseHeaders, request);
+  await setLanguageHeaders(responseHeaders, request);
   // Known before rendering: a copy the browser holds is still the page, and nothing is rendered.
   const tag = getPageTag(request, responseStatusCode, responseHeaders, remixContext);
   if (tag) {
     responseHeaders.set("ETag", tag);
     if (isNotModified(request, tag)) {
       const cacheControl = responseHeaders.get("Cache-Control")!;
-      const headers = { ETag: tag, "Cache-Control": cacheControl };
+      const headers = {
+        ETag: tag,
+        "Cache-Control": cacheControl,
+        Vary: responseHeaders.get("Vary")!,
+      };
       return new Response(null, { status: 304, headers });
     }
   }
@@ -133,8 +139,9 @@ export default function handleRequest(
   });
 }
 
-export function handleDataRequest(response: Response, { request }: { request: Request }) {
+export async function handleDataRequest(response: Response, { request }: { request: Request }) {
   setCachePolicy(response.headers, request);
+  await setLanguageHeaders(response.headers, request);
   return response;
 }
 

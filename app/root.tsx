@@ -12,7 +12,9 @@ import {
 import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
 import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feedback";
-import { APP_DESCRIPTION, APP_NAME } from "./lib/constants";
+import { getLocaleData } from "./i18n/locale.server";
+import { DEFAULT_LOCALE, getDirection } from "./i18n/locales";
+import { getTranslatorFor, useTranslate } from "./i18n/translate";
 import { useNonce } from "./lib/nonce";
 import { useShouldHydrate } from "./lib/route-handle";
 import { useWebVitals } from "./lib/web-vitals";
@@ -29,8 +31,15 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
+// The shell's words, on every page: the layout, its controls, errors and the forms' summaries.
+const SHELL_MESSAGES = ["app", "meta", "layout", "theme", "language", "forms", "errors"];
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  return { theme: await getTheme(request) };
+  const [theme, localeData] = await Promise.all([
+    getTheme(request),
+    getLocaleData(request, SHELL_MESSAGES),
+  ]);
+  return { theme, ...localeData };
 }
 
 // Read after an action's 4xx too, so the whole page shows what is true now, as it does without
@@ -51,8 +60,10 @@ export function Layout({ children }: { children: ReactNode }) {
   const hydrate = useShouldHydrate();
   useWebVitals();
   const theme = usePendingTheme() ?? rootData?.theme ?? "system";
+  const locale = rootData?.locale ?? DEFAULT_LOCALE;
+  const t = useTranslate();
   return (
-    <html lang="en" data-theme={theme}>
+    <html lang={locale} dir={getDirection(locale)} data-theme={theme}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -61,7 +72,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body>
         <a className="skip-link" href="#main">
-          Skip to main content
+          {t("layout.skipLink")}
         </a>
         <NavigationProgress />
         <RouteAnnouncer />
@@ -82,10 +93,10 @@ export default function App() {
   return <Outlet />;
 }
 
-export const meta: MetaFunction = () => [
-  { title: APP_NAME },
-  { name: "description", content: APP_DESCRIPTION },
-];
+export const meta: MetaFunction = ({ matches }) => {
+  const t = getTranslatorFor(matches);
+  return [{ title: t.title() }, { name: "description", content: t("app.description") }];
+};
 
 /** Reached only when the site layout itself fails, so it renders its own landmark. */
 export function ErrorBoundary() {

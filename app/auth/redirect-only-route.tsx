@@ -1,7 +1,7 @@
 import type { HeadersFunction, MetaFunction } from "@remix-run/node";
 import { isRouteErrorResponse } from "@remix-run/react";
-import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { APP_DESCRIPTION, APP_NAME } from "~/lib/constants";
+import { getErrorTitle, GeneralErrorBoundary } from "~/components/error-boundary";
+import { getTranslatorFor } from "~/i18n/translate";
 import { getError, getErrorForStatus, isErrorCode } from "~/lib/errors";
 
 // What the /auth/* routes render: they redirect, so a page of theirs is only ever an error page.
@@ -18,11 +18,12 @@ export const headers: HeadersFunction = ({ errorHeaders }) => {
   return headers;
 };
 
-export const meta: MetaFunction = ({ error }) => {
+export const meta: MetaFunction = ({ error, matches }) => {
   const code: unknown = isRouteErrorResponse(error) ? error.data?.code : undefined;
   const status = isRouteErrorResponse(error) ? error.status : 500;
-  const { title } = isErrorCode(code) ? getError(code) : getErrorForStatus(status);
-  return [{ title: `${title} · ${APP_NAME}` }, { name: "description", content: APP_DESCRIPTION }];
+  const t = getTranslatorFor(matches);
+  const title = getErrorTitle(t, isErrorCode(code) ? getError(code) : getErrorForStatus(status));
+  return [{ title: t.title(title) }, { name: "description", content: t("app.description") }];
 };
 
 export function ErrorBoundary() {

@@ -1,5 +1,12 @@
-import { isRouteErrorResponse, Link, useParams, useRouteError, type Params } from "@remix-run/react";
+import {
+  isRouteErrorResponse,
+  Link,
+  useParams,
+  useRouteError,
+  type Params,
+} from "@remix-run/react";
 import type { ReactNode } from "react";
+import { useTranslate, type Translate } from "~/i18n/translate";
 import { getError, getErrorForStatus, isErrorCode, type CatalogueError } from "~/lib/errors";
 
 type StatusHandler = (info: { params: Params }) => ReactNode;
@@ -13,21 +20,26 @@ export function GeneralErrorBoundary({
   const error = useRouteError();
   const params = useParams();
   if (!isRouteErrorResponse(error)) return <ErrorPage status={500} />;
-  const handler = Object.hasOwn(statusHandlers, error.status) ? statusHandlers[error.status] : undefined;
+  const handler = Object.hasOwn(statusHandlers, error.status)
+    ? statusHandlers[error.status]
+    : undefined;
   if (handler) return <>{handler({ params })}</>;
   const code: unknown = error.data?.code;
   return <ErrorPage status={error.status} error={isErrorCode(code) ? getError(code) : undefined} />;
 }
 
-/** The error view for a status a route answers without throwing, or handles itself. */
+/** The error view for a status a route answers without throwing, or handles itself (`title`). */
 export function ErrorPage({
   status,
   error = getErrorForStatus(status),
+  title,
 }: {
   status: number;
   error?: CatalogueError;
+  title?: string;
 }) {
-  return <ErrorView status={status} error={error} HomeLink={AppHomeLink} />;
+  const t = useTranslate();
+  return <ErrorView status={status} error={error} title={title} t={t} HomeLink={AppHomeLink} />;
 }
 
 type HomeLinkProps = { children: ReactNode };
@@ -38,20 +50,27 @@ const AppHomeLink = ({ children }: HomeLinkProps) => <Link to="/">{children}</Li
 export function ErrorView({
   status,
   error,
+  t,
+  title = getErrorTitle(t, error),
   HomeLink,
 }: {
   status: number;
   error: CatalogueError;
+  t: Translate;
+  title?: string;
   HomeLink: (props: HomeLinkProps) => ReactNode;
 }) {
   return (
     <section className="error" aria-labelledby="error-title">
-      <p className="error-status">Error {status}</p>
-      <h1 id="error-title">{error.title}</h1>
-      <p>{error.message}</p>
+      <p className="error-status">{t("errors.status", { status })}</p>
+      <h1 id="error-title">{title}</h1>
+      <p>{t(`errors.${error.code}.message`)}</p>
       <p>
-        <HomeLink>Go to the home page</HomeLink>
+        <HomeLink>{t("errors.home")}</HomeLink>
       </p>
     </section>
   );
 }
+
+export const getErrorTitle = (t: Translate, error: CatalogueError) =>
+  t(`errors.${error.code}.title`);

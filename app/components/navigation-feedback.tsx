@@ -1,5 +1,6 @@
 import { useFetchers, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useTranslate } from "~/i18n/translate";
 
 const PROGRESS_DELAY_MS = 150;
 
@@ -21,6 +22,7 @@ export function NavigationProgress() {
   const hydrated = useHydrated();
   const navigation = useNavigation();
   const fetchers = useFetchers();
+  const t = useTranslate();
   const busy = navigation.state !== "idle" || fetchers.some((fetcher) => fetcher.state !== "idle");
   const [delayPassed, setDelayPassed] = useState(false);
 
@@ -34,8 +36,9 @@ export function NavigationProgress() {
   }, [busy]);
 
   if (!hydrated || !busy || !delayPassed) return null;
+  const loading = t("layout.loading");
   return (
-    <div className="navigation-progress" role="progressbar" aria-label="Loading" aria-valuetext="Loading" />
+    <div className="navigation-progress" role="progressbar" aria-label={loading} aria-valuetext={loading} />
   );
 }
 

@@ -13,7 +13,8 @@ import { FORM_ID_FIELD, INTENT_FIELD } from "./parse";
 export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
 
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
-type Option = { value: string; label: string };
+/** `lang` when the label is in another language than the page (a language's own name). */
+type Option = { value: string; label: string; lang?: string };
 
 function controlProps({ id, name, errors }: FieldMeta, hint: ReactNode) {
   const describedBy =
@@ -149,7 +150,9 @@ function Choice({
   return (
     <div className="choice">
       <input {...control} {...controlProps(field.meta, field.hint)} id={id} />
-      <label htmlFor={id}>{option.label}</label>
+      <label htmlFor={id} lang={option.lang}>
+        {option.label}
+      </label>
     </div>
   );
 }

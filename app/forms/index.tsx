@@ -2,7 +2,7 @@ import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import type { FormEvent, MouseEvent, ReactNode, RefObject } from "react";
 import type { $ZodType, input } from "zod/v4/core";
-import { getError } from "~/lib/errors";
+import { useTranslate, type Translate } from "~/i18n/translate";
 import { FormIdContext, type FieldMeta } from "./fields";
 import {
   checkPayload,
@@ -48,6 +48,7 @@ function useReply(formId?: string) {
  */
 export function useValidatedForm<S extends Schemas>({ id, schema, defaultValue }: FormOptions<S>) {
   const reply = useReply(id);
+  const t = useTranslate();
   const { state: navigation } = useNavigation();
   const fromReply = (check: Check): Check =>
     check.reply === reply
@@ -102,11 +103,15 @@ export function useValidatedForm<S extends Schemas>({ id, schema, defaultValue }
     const value = getValue(values, name);
     const text = typeof value === "number" ? String(value) : value === true ? "on" : value;
     const defaultText = typeof text === "string" ? text : undefined;
-    return { id: `${id}-${name}`, name, errors: state.errors[name], defaultValue: defaultText };
+    const errors = state.errors[name]?.map(t.text);
+    return { id: `${id}-${name}`, name, errors, defaultValue: defaultText };
   };
   const form = {
     id,
-    errors: state.errors,
+    /** By field name, `""` the form's own: each a message of the page's, or the API's words. */
+    errors: Object.fromEntries(
+      Object.entries(state.errors).map(([name, list]) => [name, list?.map(t.text)]),
+    ) as FormErrors,
     status: state.status,
     attempts: state.attempts,
     refused: (reply?.status ?? 0) >= 400,
@@ -162,12 +167,14 @@ export function ValidatedForm({ form, children, ...props }: ValidatedFormProps) 
   );
 }
 
-const getRefusalTitle = (status: number) =>
-  getError(status === 403 ? "FORBIDDEN" : status === 409 ? "NOT_CHANGED" : "VALIDATION_FAILED")
-    .title;
+function getRefusalTitle(t: Translate, status: number) {
+  const code = status === 403 ? "FORBIDDEN" : status === 409 ? "NOT_CHANGED" : "VALIDATION_FAILED";
+  return t(`errors.${code}.title`);
+}
 
 /** GOV.UK's error summary: the form's own messages, then each field's, linked in `fields` order. */
 export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldMeta[] }) {
+  const t = useTranslate();
   const summary = useRef<HTMLDivElement>(null);
   const focusedAttempt = useRef(form.attempts);
   const linked = new Set(fields.map((field) => field.name));
@@ -192,7 +199,7 @@ export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldM
     )),
     ...others.filter(([name]) => name).map(([name, list]) => <li key={name}>{list!.join(" ")}</li>),
   ];
-  const title = getRefusalTitle(form.status);
+  const title = getRefusalTitle(t, form.status);
   return <Alert box={summary} id={`${form.id}-error-summary`} title={title} items={items} />;
 }
 
@@ -202,6 +209,7 @@ export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldM
  */
 export function PageMessage() {
   const reply = useReply();
+  const t = useTranslate();
   const box = useRef<HTMLDivElement>(null);
   const focused = useRef<FormReply>();
   // Once per reply, when shown: a refusal is shown here only once its form has left the page.
@@ -218,11 +226,11 @@ export function PageMessage() {
       </p>
     );
   }
-  const messages = Object.values(reply.errors).flatMap((list) => list ?? []);
-  const items = (messages.length ? messages : [getError("NOT_CHANGED").message]).map((text) => (
+  const messages = Object.values(reply.errors).flatMap((list) => list?.map(t.text) ?? []);
+  const items = (messages.length ? messages : [t("errors.NOT_CHANGED.message")]).map((text) => (
     <li key={text}>{text}</li>
   ));
-  const title = getRefusalTitle(reply.status);
+  const title = getRefusalTitle(t, reply.status);
   // Hidden until the styles show it: never a second copy of what the form that posted shows.
   return (
     <Alert

@@ -1,4 +1,4 @@
-import type { $ZodType, $ZodTypes, output } from "zod/v4/core";
+import type { $ZodIssue, $ZodType, $ZodTypes, output } from "zod/v4/core";
 
 // Beside a form's own fields the toolkit posts the form's id; its buttons, the intent they name.
 export const FORM_ID_FIELD = "__form__";
@@ -42,17 +42,33 @@ export const itemErrors = (errors: FormErrors = {}, item?: string) =>
     Object.entries(errors).map(([name, list]) => [name && item ? `${item}.${name}` : name, list]),
   );
 
-/** The same verdict in the browser and the action: the typed value, or messages by field name. */
+// A schema's messages are message keys; a check it words none of says this one's.
+const INVALID_KEY = "forms.invalid";
+
+type Parsing = {
+  safeParse(
+    value: unknown,
+    params: { error: () => string },
+  ): { success: true; data: unknown } | { success: false; error: { issues: $ZodIssue[] } };
+};
+
+/**
+ * The same verdict in the browser and the action: the typed value, or message keys by field
+ * name (each page's words say them: `useValidatedForm`).
+ */
 export function checkPayload<Schema extends $ZodType>(
   schema: Schema,
   payload: unknown,
 ): Checked<Schema> {
-  const result = schema["~standard"].validate(coerceFormValue(schema, payload));
-  if (result instanceof Promise) throw new TypeError("A form's schema must not be async.");
-  if (!result.issues) return { value: result.value as output<Schema> };
+  // Zod Mini's schemas and classic Zod's both parse so; the core's own function would bring Zod
+  // into every page that imports the toolkit's fields.
+  const result = (schema as Schema & Parsing).safeParse(coerceFormValue(schema, payload), {
+    error: () => INVALID_KEY,
+  });
+  if (result.success) return { value: result.data as output<Schema> };
   const errors: FormErrors = {};
-  for (const { path = [], message } of result.issues) {
-    const name = formatPath(path.map((key) => (typeof key === "object" ? key.key : key)));
+  for (const { path = [], message } of result.error.issues) {
+    const name = formatPath(path);
     (errors[name] ??= []).push(message);
   }
   return { errors };

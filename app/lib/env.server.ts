@@ -149,6 +149,22 @@ export const EnvSchema = z.object({
   SESSION_MAX_SECONDS: seconds.default(43_200),
   /** A Redis every instance shares for sessions; unset, sessions live in this process's memory. */
   SESSION_REDIS_URL: redisUrl.optional(),
+  /** The zone dates are shown in, the same on the server and in the browser (an IANA name). */
+  TIME_ZONE: z
+    .string()
+    .refine((zone) => {
+      try {
+        return Boolean(new Intl.DateTimeFormat("en", { timeZone: zone }));
+      } catch {
+        return false;
+      }
+    }, "must be an IANA time zone such as UTC or Europe/Paris")
+    .default("UTC"),
+  /** `true` adds the pseudo-locales en-XA and ar-XB, every message marked, for tests; never offered. */
+  PSEUDO_LOCALES: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
   /** Where to report a vulnerability (RFC 9116): comma-separated mailto: or https: URIs. */
   SECURITY_TXT_CONTACT: z
     .string()

@@ -1,6 +1,6 @@
 import type { MetaFunction } from "@remix-run/node";
-import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { APP_DESCRIPTION, APP_NAME } from "~/lib/constants";
+import { getErrorTitle, GeneralErrorBoundary } from "~/components/error-boundary";
+import { getTranslatorFor } from "~/i18n/translate";
 import { createErrorResponse, getError } from "~/lib/errors";
 
 // Every address no other route claims lands here and answers 404 inside the site layout.
@@ -12,10 +12,13 @@ export default function NotFoundPage() {
   return null;
 }
 
-export const meta: MetaFunction = () => [
-  { title: `${getError("NOT_FOUND").title} · ${APP_NAME}` },
-  { name: "description", content: APP_DESCRIPTION },
-];
+export const meta: MetaFunction = ({ matches }) => {
+  const t = getTranslatorFor(matches);
+  return [
+    { title: t.title(getErrorTitle(t, getError("NOT_FOUND"))) },
+    { name: "description", content: t("app.description") },
+  ];
+};
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;

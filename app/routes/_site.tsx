@@ -12,9 +12,11 @@ import {
 import { getUser } from "~/auth/guards.server";
 import { takeFlash } from "~/forms/index.server";
 import { getSignInHref, type User } from "~/auth/user";
-import { ThemeControl } from "~/routes/_site.preferences.theme/theme-control";
+import { useTranslate } from "~/i18n/translate";
 import { getConfig, getPublicConfig } from "~/lib/config.server";
 import type { loader as rootLoader } from "~/root";
+import { LanguageControl } from "~/routes/_site.preferences.language/language-control";
+import { ThemeControl } from "~/routes/_site.preferences.theme/theme-control";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const [{ user, headers }, { flash, headers: flashHeaders }] = await Promise.all([
@@ -37,6 +39,7 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({
 export default function SiteLayout() {
   const { appName, version, signIn, apiMock, user, flash } = useLoaderData<typeof loader>();
   const rootData = useRouteLoaderData<typeof rootLoader>("root");
+  const t = useTranslate();
   return (
     <>
       {apiMock ? (
@@ -45,10 +48,12 @@ export default function SiteLayout() {
         </p>
       ) : null}
       <header className="site-header">
-        <Link to="/" className="site-name">
+        {/* The product's name is the same in every language. */}
+        <Link to="/" className="site-name" translate="no">
           {appName}
         </Link>
         <ThemeControl theme={rootData?.theme ?? "system"} />
+        <LanguageControl locale={t.locale} />
         {signIn ? <VisitorControl user={user} /> : null}
       </header>
       <main id="main" tabIndex={-1}>
@@ -58,7 +63,7 @@ export default function SiteLayout() {
         <Outlet />
       </main>
       <footer className="site-footer">
-        <p>Version {version}</p>
+        <p>{t("layout.version", { version })}</p>
       </footer>
     </>
   );
@@ -67,17 +72,18 @@ export default function SiteLayout() {
 // Both leave for the provider, so both are whole-document requests, with or without JavaScript.
 function VisitorControl({ user }: { user: User | null }) {
   const { pathname, search } = useLocation();
+  const t = useTranslate();
   if (!user) {
     const here = pathname.startsWith("/auth/") ? "/" : pathname + search;
     return (
       <a className="visitor" href={getSignInHref(here)}>
-        Sign in
+        {t("layout.signIn")}
       </a>
     );
   }
   return (
     <Form method="post" action="/auth/sign-out" reloadDocument className="visitor">
-      <span>{user.name}</span> <button type="submit">Sign out</button>
+      <span>{user.name}</span> <button type="submit">{t("layout.signOut")}</button>
     </Form>
   );
 }

@@ -3,7 +3,8 @@ import { callApi } from "~/api/client.server";
 import { getApiHealth } from "~/api/health.server";
 import { getSessionsNotReady } from "~/auth/session.server";
 import { getConfig } from "~/lib/config.server";
-import { getError, isErrorCode, type ErrorCode } from "~/lib/errors";
+import { shellMessages } from "~/i18n/messages.server";
+import { isErrorCode, type ErrorCode } from "~/lib/errors";
 
 /** Readiness: the API answers, and with sessions in Redis its first connection is made. */
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -21,7 +22,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   check ??= checkUpstream(request).finally(() => (check = undefined));
   const code = await untilLeft(request.signal, check);
   if (!code) return Response.json({ ...ready, upstream: "ok" }, { headers });
-  const body = { status: "unavailable", upstream: getError(code).title, code };
+  const body = { status: "unavailable", upstream: shellMessages.en[`errors.${code}.title`], code };
   return Response.json(body, { status: 503, headers });
 }
 

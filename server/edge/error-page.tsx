@@ -1,41 +1,62 @@
 import type { Request, Response } from "express";
 import { renderToStaticMarkup } from "react-dom/server";
-import { ErrorView } from "~/components/error-boundary";
-import { APP_NAME } from "~/lib/constants";
+import { ErrorView, getErrorTitle } from "~/components/error-boundary";
+import {
+  DEFAULT_LOCALE,
+  getDirection,
+  LOCALES,
+  matchLocale,
+  type ShippedLocale,
+} from "~/i18n/locales";
+import { pickMessages, shellMessages } from "~/i18n/messages.server";
+import { createTranslator } from "~/i18n/translate";
 import { getError, type ErrorCode } from "~/lib/errors";
 
 const DRAIN_MS = 1_000;
-const renderedPages = new Map<ErrorCode, string>();
+const renderedPages = new Map<string, string>();
 
-/** The catalogue's page for a refusal the server makes itself: nothing from the request, no inline script or style. */
-export function renderErrorPage(code: ErrorCode) {
-  let page = renderedPages.get(code);
+/**
+ * The catalogue's page for a refusal the server makes itself, in `locale`: nothing from the
+ * request, no inline script or style.
+ */
+export function renderErrorPage(code: ErrorCode, locale: ShippedLocale = DEFAULT_LOCALE) {
+  const key = `${code} ${locale}`;
+  let page = renderedPages.get(key);
   if (page === undefined) {
     const error = getError(code);
+    const t = createTranslator(
+      locale,
+      pickMessages(locale, shellMessages, ["meta", "errors"]),
+      "UTC",
+    );
     const document = (
-      <html lang="en">
+      <html lang={locale} dir={getDirection(locale)}>
         <head>
           <meta charSet="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>{`${error.title} · ${APP_NAME}`}</title>
+          <title>{t.title(getErrorTitle(t, error))}</title>
         </head>
         <body>
           <main id="main">
             <ErrorView
               status={error.status}
               error={error}
+              t={t}
               HomeLink={({ children }) => <a href="/">{children}</a>}
             />
           </main>
         </body>
       </html>
     );
-    renderedPages.set(code, (page = "<!DOCTYPE html>\n" + renderToStaticMarkup(document)));
+    renderedPages.set(key, (page = "<!DOCTYPE html>\n" + renderToStaticMarkup(document)));
   }
   return page;
 }
 
-/** The page, never cached; a body left unread is drained a moment, as closing at once could lose the page. */
+/**
+ * The page, never cached, in the language Accept-Language asks for (before Remix, no cookie is
+ * read); a body left unread is drained a moment, as closing at once could lose the page.
+ */
 export function sendErrorPage(res: Response, code: ErrorCode) {
   const req = res.req;
   res.locals.refusal = code;
@@ -46,9 +67,16 @@ export function sendErrorPage(res: Response, code: ErrorCode) {
       req.once("end", () => clearTimeout(timer)).once("close", () => clearTimeout(timer));
     });
   }
-  res.status(getError(code).status).set("Cache-Control", "no-store").type("html").send(renderErrorPage(code));
+  const locale = matchLocale(req.get("Accept-Language") ?? null, LOCALES) ?? DEFAULT_LOCALE;
+  res
+    .status(getError(code).status)
+    .set({ "Cache-Control": "no-store", "Content-Language": locale, Vary: "Accept-Language" })
+    .type("html")
+    .send(renderErrorPage(code, locale));
 }
 
 export function hasBody(req: Request) {
-  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0;
+  return (
+    req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0
+  );
 }

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler, type Response } from "express";
 import type { Config } from "~/lib/config.server";
-import { getError } from "~/lib/errors";
+import { shellMessages } from "~/i18n/messages.server";
 
 /** The encodings the build stores beside each text file, best first. */
 export const STORED_ENCODINGS = [
@@ -95,5 +95,5 @@ function listFiles(directory: string) {
 
 // A missing asset may be deployed a moment later.
 function sendPlainNotFound(res: Response) {
-  res.status(404).set("Cache-Control", "no-store").type("text/plain").send(getError("NOT_FOUND").title);
+  res.status(404).set("Cache-Control", "no-store").type("text/plain").send(shellMessages.en["errors.NOT_FOUND.title"]);
 }

@@ -1,4 +1,5 @@
 import { test as base, expect, type Page } from "@playwright/test";
+import { APP_NAME } from "../../app/lib/constants";
 
 type Fixtures = {
   /** Console errors and uncaught page errors seen so far on `page`. */
@@ -67,4 +68,35 @@ export function isSameWindow(page: Page) {
 /** The page's error summaries and refusals: its alerts, inside the main landmark. */
 export function getAlerts(page: Page) {
   return page.getByRole("main").getByRole("alert");
+}
+
+/**
+ * What the page shows that no message of its catalogue said, with a pseudo-locale on (every
+ * message between ⟦ and ⟧, numbers in full-width digits): its text, its labels and its title,
+ * less `data` (what the API sent), the product's name and what is marked as not translated
+ * (`translate="no"`, another `lang`). Empty when every word came from the catalogue.
+ */
+export async function getTextOutsideCatalogue(page: Page, data: string[] = []) {
+  const shown = await page.evaluate(() => {
+    const lang = document.documentElement.lang;
+    const untranslated = `script, style, [translate="no"], [lang]:not([lang="${lang}"])`;
+    const texts = [document.title];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (!node.parentElement?.closest(untranslated)) texts.push(node.textContent ?? "");
+    for (const element of document.body.querySelectorAll("[aria-label], [placeholder], [title]"))
+      if (!element.closest(untranslated))
+        for (const name of ["aria-label", "placeholder", "title"])
+          texts.push(element.getAttribute(name) ?? "");
+    return texts;
+  });
+  return shown
+    .map((text) => {
+      let rest = text;
+      for (let inner = ""; inner !== rest;) [inner, rest] = [rest, rest.replace(/⟦[^⟦⟧]*⟧/g, "")];
+      for (const value of [...data, APP_NAME]) rest = rest.replaceAll(value, "");
+      rest = rest.replace(/[\uff10-\uff19]+(?:[,.][\uff10-\uff19]+)*/g, "");
+      return rest.trim();
+    })
+    .filter(Boolean);
 }

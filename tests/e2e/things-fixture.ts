@@ -19,7 +19,13 @@ export const test = base.extend<{ things: ThingsApi }>({
 });
 
 export { expect };
-export { getAlerts, isSameWindow, markWindow, navigateInApp } from "./fixtures";
+export {
+  getAlerts,
+  getTextOutsideCatalogue,
+  isSameWindow,
+  markWindow,
+  navigateInApp,
+} from "./fixtures";
 
 /** The list's links; `toHaveText([...])` on them waits for the list a navigation renders. */
 export function listedThings(page: Page) {

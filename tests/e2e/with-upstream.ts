@@ -28,7 +28,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({ build }, use) => {
       const cwd = build === "reference-app" ? await buildReferenceApp() : projectRoot;
       const upstream = await startUpstream();
-      const server = await startServer({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "10000" }, { cwd });
+      const env = { API_BASE_URL: upstream.url, API_TIMEOUT_MS: "10000", PSEUDO_LOCALES: "true" };
+      const server = await startServer(env, { cwd });
       await use({ server, upstream });
       await server.stop();
       await upstream.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue } from "~/lib/errors";
+import en from "~/i18n/shell.en.server";
 import { startMockedServer, type MockedServer } from "../support/api-mock";
 import { parseHtml } from "../support/html";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
@@ -66,9 +66,9 @@ describe("the reference feature with the API mock on", () => {
     ["listThings:200-none", "/things", 200, "There are no things yet."],
     ["getThing:200-archived", "/things/2", 200, "Checked in March."],
     ["getThing:404-notFound", "/things/2", 404, "No thing with id 2"],
-    ["listThings:unavailable", "/things", 503, errorCatalogue.UPSTREAM_UNAVAILABLE.message],
-    ["getThing:failing", "/things/1/edit", 502, errorCatalogue.UPSTREAM_BAD_RESPONSE.message],
-    ["getThing:no-answer", "/things/1", 504, errorCatalogue.UPSTREAM_TIMEOUT.message],
+    ["listThings:unavailable", "/things", 503, en["errors.UPSTREAM_UNAVAILABLE.message"]],
+    ["getThing:failing", "/things/1/edit", 502, en["errors.UPSTREAM_BAD_RESPONSE.message"]],
+    ["getThing:no-answer", "/things/1", 504, en["errors.UPSTREAM_TIMEOUT.message"]],
   ])("with %s picked, %s shows it", async (picks, path, status, shown) => {
     expect(await get(path, picks)).toMatchObject({ status, text: expect.stringContaining(shown) });
   });

@@ -28,6 +28,11 @@ describe("the server's own bundle (npm run build:server)", () => {
     "app/lib/constants.ts",
     "app/lib/errors.ts",
     "app/lib/redis.server.ts",
+    "app/i18n/locales.ts",
+    "app/i18n/messages.server.ts",
+    "app/i18n/shell.ar.server.ts",
+    "app/i18n/shell.en.server.ts",
+    "app/i18n/translate.ts",
   ];
 
   it("holds only app/ modules that keep no state: the others are loaded once, in the build", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue } from "~/lib/errors";
+import { getEnglishError } from "../support/shell";
 import { startServer, type RunningServer } from "../support/server";
 import { getClosedPort, startUpstream, type Upstream } from "../support/upstream";
 
@@ -46,7 +46,7 @@ describe("/readyz", () => {
     const response = await fetch(`${server.url}/readyz`);
     expect(response.status).toBe(503);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    const upstreamTitle = errorCatalogue[code].title;
+    const upstreamTitle = getEnglishError(code).title;
     expect(await response.json()).toEqual({ status: "unavailable", upstream: upstreamTitle, code });
   });
 

@@ -144,7 +144,7 @@ describe("POST /preferences/theme", () => {
 describe("the theme cookie", () => {
   async function getThemeAttribute(cookie: string) {
     const html = await (await getPage("/", cookie)).text();
-    return /<html lang="en" data-theme="([^"]*)">/.exec(html)?.[1];
+    return parseHtml(html).documentElement.dataset.theme;
   }
 
   it("is ignored when it is not signed", async () => {

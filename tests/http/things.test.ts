@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import { getEnglishError } from "../support/shell";
 import { parseHtml } from "../support/html";
 import { startSuiteServer } from "../support/server";
 import { createThingsApi, sendProblem, type ThingsApi } from "../support/things-api";
@@ -58,7 +59,7 @@ const shownText = (document: Document, selector: string) =>
   summaries(document).flatMap((id) => text(document, `[aria-labelledby="${id}"] ${selector}`));
 
 function expectCataloguePage(document: Document, code: ErrorCode) {
-  expect(document.querySelector("#error-title")?.textContent).toBe(errorCatalogue[code].title);
+  expect(document.querySelector("#error-title")?.textContent).toBe(getEnglishError(code).title);
   expect(document.querySelector("header.site-header")).not.toBeNull();
 }
 
@@ -141,7 +142,7 @@ describe("a thing's page, nested in the list", () => {
     expect(response.status).toBe(404);
     expect(document.querySelector("#error-title")?.textContent).toBe("No thing with id 3");
     expect(document.querySelector(".error-status")?.textContent).toBe("Error 404");
-    expect(document.body.textContent).toContain(errorCatalogue.NOT_FOUND.message);
+    expect(document.body.textContent).toContain(getEnglishError("NOT_FOUND").message);
     expect(text(document, 'ul[aria-label="Things"] a')).toHaveLength(5);
   });
 
@@ -357,7 +358,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     const { response, document } = await post(page, archive);
     expect(response.status).toBe(409);
     expect(summaries(document)).toEqual(["thing-actions-error-summary-title"]);
-    expect(shownText(document, "h2")).toEqual([errorCatalogue.NOT_CHANGED.title]);
+    expect(shownText(document, "h2")).toEqual([getEnglishError("NOT_CHANGED").title]);
     expect(shownText(document, "li")).toEqual([expect.stringMatching(/^Someone else changed/)]);
     const summary = '[aria-labelledby="thing-actions-error-summary-title"]';
     expect(document.querySelector(summary)?.hasAttribute("autofocus")).toBe(true);
@@ -374,7 +375,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     api.intercept(/^POST \/things\/3\/status$/, forbid);
     const { response, document } = await post(page, archive);
     expect(response.status).toBe(403);
-    expect(shownText(document, "h2")).toEqual([errorCatalogue.FORBIDDEN.title]);
+    expect(shownText(document, "h2")).toEqual([getEnglishError("FORBIDDEN").title]);
     expect(shownText(document, "li")).toEqual(["You may not change the status of this thing."]);
     expect(api.things.get("3")?.status).toBe("active");
   });
@@ -499,7 +500,7 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     );
     expect(response.status).toBe(409);
     expect(summaries(document)).toEqual([summary]);
-    expect(shownText(document, "h2")).toEqual([errorCatalogue.NOT_CHANGED.title]);
+    expect(shownText(document, "h2")).toEqual([getEnglishError("NOT_CHANGED").title]);
     expect(shownText(document, "li")).toEqual([
       expect.stringMatching(/The list now shows the latest/),
     ]);

@@ -29,7 +29,7 @@ async function getThemeCookie(theme: string) {
 
 const nonces = (html: string) => [...html.matchAll(/nonce="([^"]+)"/g)].map((match) => match[1]);
 const withoutNonces = (html: string) => html.replaceAll(/nonce="[^"]+"/g, "");
-const themeOf = (html: string) => /<html lang="en" data-theme="(\w+)"/.exec(html)?.[1];
+const themeOf = (html: string) => /<html lang="en" dir="ltr" data-theme="(\w+)"/.exec(html)?.[1];
 
 describe("an error document sent again", () => {
   it("carries each request's own nonce, the one its policy names, and nothing else differs", async () => {

@@ -1,4 +1,5 @@
-import { getError, type ErrorCode } from "~/lib/errors";
+import type { ErrorCode } from "~/lib/errors";
+import { getEnglishError } from "../support/shell";
 
 /** One hostile request and the exact answer it must get. */
 export type HostileCase = {
@@ -621,5 +622,5 @@ export const hostileCases: HostileCase[] = [
 
 /** The catalogue title a refusal's page must show. */
 export function titleOf(code: ErrorCode) {
-  return getError(code).title;
+  return getEnglishError(code).title;
 }

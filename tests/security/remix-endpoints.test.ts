@@ -2,7 +2,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import type { ErrorCode } from "~/lib/errors";
+import { getEnglishError } from "../support/shell";
 import { getHeading } from "../support/html";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import { createCostMeter, LOOP_DELAY_OPTIONS, MAX_RELATIVE_COST } from "../support/request-cost";
@@ -77,8 +78,8 @@ async function expectAnsweredCheaply(name: string, target: () => string, expecte
 }
 
 function expectRefusal({ status, body }: { status: number; body: string }, code: ErrorCode) {
-  expect(status).toBe(errorCatalogue[code].status);
-  expect(getHeading(body)).toBe(errorCatalogue[code].title);
+  expect(status).toBe(getEnglishError(code).status);
+  expect(getHeading(body)).toBe(getEnglishError(code).title);
 }
 
 describe("route discovery (/__manifest)", () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { errorCatalogue } from "~/lib/errors";
+import { getEnglishError } from "../support/shell";
 import { getHeading } from "../support/html";
 import { readMainThreadCpuMs } from "../support/process-stats";
 import { LOOP_DELAY_OPTIONS } from "../support/request-cost";
@@ -72,7 +72,7 @@ describe("the browser build, compressed once at build time", () => {
     const refused = await get({ "accept-encoding": "gzip", range: `bytes=${stored(".gz").length}-` });
     expect(refused.status).toBe(416);
     expect(refused.headers["content-encoding"]).toBeUndefined();
-    expect(getHeading(refused.body.toString())).toBe(errorCatalogue.RANGE_NOT_SATISFIABLE.title);
+    expect(getHeading(refused.body.toString())).toBe(getEnglishError("RANGE_NOT_SATISFIABLE").title);
   });
 
   it("does not serve the stored files under their own names", async () => {

@@ -14,7 +14,8 @@ import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect } from "vitest";
-import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import type { ErrorCode } from "~/lib/errors";
+import { getEnglishError } from "./shell";
 import { parseHtml } from "./html";
 import { projectRoot, startSuiteServer } from "./server";
 import { createThingsApi } from "./things-api";
@@ -152,7 +153,7 @@ function takeLock() {
 
 /** The catalogue's page for `code`, inside the site's layout, with nothing internal in it. */
 export async function expectCataloguePage(response: Response, code: ErrorCode) {
-  const { status, title, message } = errorCatalogue[code];
+  const { status, title, message } = getEnglishError(code);
   expect(response.status).toBe(status);
   const html = await response.text();
   const page = parseHtml(html);

@@ -1,5 +1,4 @@
 // @vitest-environment jsdom
-import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorPage, GeneralErrorBoundary } from "~/components/error-boundary";
@@ -10,11 +9,12 @@ import {
   isErrorCode,
   type ErrorCode,
 } from "~/lib/errors";
+import { createShellStub, getEnglishError } from "../support/shell";
 
 afterEach(cleanup);
 
 function renderThrown(thrown: () => unknown, ErrorBoundary = () => <GeneralErrorBoundary />, path = "/") {
-  const RemixStub = createRemixStub([
+  const RemixStub = createShellStub([
     {
       path: "/:id?",
       Component: () => null,
@@ -31,7 +31,7 @@ describe("GeneralErrorBoundary", () => {
   it.each(Object.keys(errorCatalogue) as ErrorCode[])(
     "renders the entry %s when its code is thrown",
     async (code) => {
-      const { status, title, message } = errorCatalogue[code];
+      const { status, title, message } = getEnglishError(code);
       renderThrown(() => createErrorResponse(code));
       expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
       expect(screen.getByText(message)).toBeTruthy();
@@ -42,13 +42,13 @@ describe("GeneralErrorBoundary", () => {
 
   it("falls back to the entry for the status when no code is given", async () => {
     renderThrown(() => new Response("gone", { status: 404 }));
-    expect(await screen.findByRole("heading", { level: 1, name: getErrorForStatus(404).title })).toBeTruthy();
+    expect(await screen.findByRole("heading", { level: 1, name: getEnglishError(getErrorForStatus(404).code).title })).toBeTruthy();
   });
 
   it("shows the generic entry, not the error's own message, for an unexpected error", async () => {
     renderThrown(() => new Error("secret internals"));
     expect(
-      await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
+      await screen.findByRole("heading", { level: 1, name: getEnglishError("INTERNAL").title }),
     ).toBeTruthy();
     expect(screen.queryByText(/secret internals/)).toBeNull();
   });
@@ -57,14 +57,7 @@ describe("GeneralErrorBoundary", () => {
       <GeneralErrorBoundary
         statusHandlers={{
           404: ({ params }) => (
-            <ErrorPage
-              status={404}
-              error={{
-                ...errorCatalogue.NOT_FOUND,
-                code: "NOT_FOUND",
-                title: `No thing with id ${params.id}`,
-              }}
-            />
+            <ErrorPage status={404} title={`No thing with id ${params.id}`} />
           ),
         }}
       />
@@ -76,13 +69,13 @@ describe("GeneralErrorBoundary", () => {
 
     renderThrown(() => createErrorResponse("UPSTREAM_TIMEOUT"), NotFoundHere, "/42");
     expect(
-      await screen.findByRole("heading", { level: 1, name: errorCatalogue.UPSTREAM_TIMEOUT.title }),
+      await screen.findByRole("heading", { level: 1, name: getEnglishError("UPSTREAM_TIMEOUT").title }),
     ).toBeTruthy();
     cleanup();
 
     renderThrown(() => new Error("secret internals"), NotFoundHere, "/42");
     expect(
-      await screen.findByRole("heading", { level: 1, name: errorCatalogue.INTERNAL.title }),
+      await screen.findByRole("heading", { level: 1, name: getEnglishError("INTERNAL").title }),
     ).toBeTruthy();
     expect(screen.queryByText(/secret internals/)).toBeNull();
   });

@@ -1,6 +1,5 @@
 // @vitest-environment jsdom
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,7 +7,7 @@ import * as z from "zod/mini";
 import { ErrorSummary, PageMessage, useValidatedForm, ValidatedForm } from "~/forms";
 import { SubmitButton, TextField } from "~/forms/fields";
 import { FormRefusal, submitForm, submitIntent } from "~/forms/index.server";
-import { errorCatalogue } from "~/lib/errors";
+import { createShellStub, getEnglishError } from "../support/shell";
 
 // A fixture page with two actions, each its own form; no product behaviour.
 const NoteFormSchema = z.object({ text: z.string({ error: "Enter a note." }) });
@@ -68,7 +67,7 @@ function OneFieldForm({
 }
 
 function renderPage() {
-  const RemixStub = createRemixStub([
+  const RemixStub = createShellStub([
     {
       path: "/",
       Component: () => (
@@ -191,7 +190,7 @@ describe("one form with two buttons", () => {
   it("posts the intent of the button used, pending on it alone, checking the fields", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const RemixStub = createRemixStub([
+    const RemixStub = createShellStub([
       {
         path: "/",
         Component: ArticleForm,
@@ -222,8 +221,8 @@ describe("one form with two buttons", () => {
 
 describe("a refusal that names no field", () => {
   it.each([
-    [409, errorCatalogue.NOT_CHANGED.title, ""],
-    [403, errorCatalogue.FORBIDDEN.title, "Ada"],
+    [409, getEnglishError("NOT_CHANGED").title, ""],
+    [403, getEnglishError("FORBIDDEN").title, "Ada"],
   ])(
     "%i shows on the form that posted; after a conflict the form shows the page's data",
     async (status, title, nameAfter) => {
@@ -280,7 +279,7 @@ function Row({ id }: { id: string }) {
 }
 
 function renderRows() {
-  const RemixStub = createRemixStub([
+  const RemixStub = createShellStub([
     {
       path: "/",
       Component: () => (
@@ -397,7 +396,7 @@ function OrderPage() {
 }
 
 function renderOrder() {
-  const RemixStub = createRemixStub([
+  const RemixStub = createShellStub([
     {
       path: "/",
       Component: OrderPage,
@@ -427,8 +426,8 @@ function renderOrder() {
 describe("one form whose buttons name a row", () => {
   it("checks the row of the button used, and keeps what was typed elsewhere", async () => {
     const user = renderOrder();
-    const [first, second] = [1, 2].map((line) =>
-      screen.getByRole("textbox", { name: `Quantity ${line}` }),
+    const [first, second] = await Promise.all(
+      [1, 2].map((line) => screen.findByRole("textbox", { name: `Quantity ${line}` })),
     );
     await user.clear(first!);
     await user.type(first!, "half typed");

@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { createRemixStub } from "@remix-run/testing";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { ErrorSummary, useValidatedForm, ValidatedForm } from "~/forms";
+import { createShellStub } from "../support/shell";
 import { CheckboxField, RadioGroupField, SelectField } from "~/forms/fields";
 import { TextareaField, TextField } from "~/forms/fields";
 import { FormRefusal, submitForm } from "~/forms/index.server";
@@ -62,7 +62,7 @@ function FixtureForm({ defaultValue }: { defaultValue?: Partial<FixtureValues> }
 }
 
 function renderForm(defaultValue?: Partial<FixtureValues>) {
-  const RemixStub = createRemixStub([
+  const RemixStub = createShellStub([
     { path: "/", Component: () => <FixtureForm defaultValue={defaultValue} />, action },
   ]);
   render(<RemixStub />);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "~/lib/config.server";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
+import { getEnglishError } from "../support/shell";
 import { renderErrorPage } from "../../server/edge/error-page";
 import { parseHtml } from "../support/html";
 
@@ -32,7 +33,7 @@ describe("renderErrorPage", () => {
   it.each(Object.keys(errorCatalogue) as ErrorCode[])(
     "renders %s as a complete, script-free document",
     (code) => {
-      const { status, title, message } = errorCatalogue[code];
+      const { status, title, message } = getEnglishError(code);
       const html = renderErrorPage(code);
       expect(html).toMatch(/^<!DOCTYPE html>/);
       const page = parseHtml(html);

@@ -1,38 +1,41 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-// In the app: "~/entities/thing".
+// In the app: "~/entities/thing" and "~/i18n/things.server".
 import {
-  COLOUR_LABELS,
-  COLOUR_OPTIONS,
   COLOURS,
-  THING_STATUS_LABELS,
   THING_STATUSES,
   THING_TRANSITIONS,
 } from "../fixtures/reference-app/app/entities/thing";
+import { thingMessages } from "../fixtures/reference-app/app/i18n/things.server";
 
-// The reference entity's states, changes and labels: the test a new entity copies.
+// The reference entity's states, changes and words: the test a new entity copies.
 describe("a thing", () => {
-  it.each(THING_STATUSES)(
-    "offers one change from %s, to another state, with its words",
-    (status) => {
-      const { to, label } = THING_TRANSITIONS[status];
-      expect(THING_STATUSES).toContain(to);
-      expect(to).not.toBe(status);
-      expect(label).toMatch(/^[A-Z]/);
-    },
-  );
+  it.each(THING_STATUSES)("offers one change from %s, to another state", (status) => {
+    expect(THING_STATUSES).toContain(THING_TRANSITIONS[status]);
+    expect(THING_TRANSITIONS[status]).not.toBe(status);
+  });
 
   it("can come back to every state it can leave", () => {
     for (const status of THING_STATUSES)
-      expect(THING_TRANSITIONS[THING_TRANSITIONS[status].to].to).toBe(status);
+      expect(THING_TRANSITIONS[THING_TRANSITIONS[status]]).toBe(status);
   });
 
-  it("labels every state and colour, and offers the colours in their order", () => {
-    expect(Object.keys(THING_STATUS_LABELS)).toEqual([...THING_STATUSES]);
-    const options = COLOURS.map((value) => ({ value, label: COLOUR_LABELS[value] }));
-    expect(COLOUR_OPTIONS).toEqual(options);
-  });
+  it.each(Object.keys(thingMessages) as (keyof typeof thingMessages)[])(
+    "words every state, change and colour in %s",
+    (locale) => {
+      const words = thingMessages[locale] as Record<string, unknown>;
+      const keys = [
+        ...THING_STATUSES.flatMap((status) => [
+          `things.status.${status}`,
+          `things.transition.${status}`,
+          `things.transitionPending.${status}`,
+        ]),
+        ...COLOURS.map((colour) => `things.colour.${colour}`),
+      ];
+      for (const key of keys) expect(words[key], key).toEqual(expect.any(String));
+    },
+  );
 });
 
 describe("the reference feature", () => {

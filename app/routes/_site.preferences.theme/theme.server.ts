@@ -8,7 +8,7 @@ const themeCookie = createSignedCookie("theme", ONE_YEAR_SECONDS);
 
 // Checked on the server only, so the route every page's theme control posts to loads no Zod.
 export const ThemeFormSchema = z.object({
-  theme: z.enum(THEMES, { error: "Choose System, Light or Dark." }),
+  theme: z.enum(THEMES, { error: "theme.invalid" }),
   redirectTo: z.string().optional().catch(undefined),
 });
 

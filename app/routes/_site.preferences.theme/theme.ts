@@ -3,12 +3,6 @@ export const THEMES = ["system", "light", "dark"] as const;
 
 export type Theme = (typeof THEMES)[number];
 
-export const THEME_LABELS: Record<Theme, string> = {
-  system: "System",
-  light: "Light",
-  dark: "Dark",
-};
-
 export const THEME_ACTION_PATH = "/preferences/theme";
 
 /** The fetcher the header control submits with; the document reads it to switch theme at once. */
