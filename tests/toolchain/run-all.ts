@@ -1,9 +1,10 @@
 // `npm test`: sets up what the suites need outside npm, then runs every step, as many at once as
 // this process has CPUs, prints each step's output as it ends, and a table of wall and CPU time.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { getImageNode, getMajor, IMAGE_NODE_VERSION } from "./image-node";
 import { ensureSystemPackages } from "./system-packages";
 
@@ -26,7 +27,13 @@ export const NODE_SENSITIVE_FILES = [
   "tests/http/upstream-faults.test.ts",
 ];
 
-type Step = { name: string; script: string; args?: string[]; onImageNode?: boolean; needsBuild?: boolean };
+type Step = {
+  name: string;
+  script: string;
+  args?: string[];
+  onImageNode?: boolean;
+  needsBuild?: boolean;
+};
 type Result = { name: string; ok: boolean; seconds: number; cpuSeconds: number; log: string };
 
 const projectRoot = path.resolve(import.meta.dirname, "../..");
@@ -67,7 +74,12 @@ const steps: Step[] = [
           needsBuild: true,
         },
       ]),
-  { name: `Kubernetes manifests, ${image}`, script: "test:kubernetes", onImageNode: true, needsBuild: true },
+  {
+    name: `Kubernetes manifests, ${image}`,
+    script: "test:kubernetes",
+    onImageNode: true,
+    needsBuild: true,
+  },
 ];
 
 /** Runs one step with its output in a log file, printed whole once it ends, with the CPU it used. */
@@ -111,7 +123,9 @@ function runStep({ name, script, args = [], onImageNode }: Step) {
 // `times` prints the shell's own user and system time, then its children's: "0m1.5s 0m0.25s".
 function readChildrenCpuSeconds(times: string) {
   const line = times.trim().split("\n").at(-1) ?? "";
-  const seconds = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, s]) => Number(m) * 60 + Number(s));
+  const seconds = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map(
+    ([, m, s]) => Number(m) * 60 + Number(s),
+  );
   return seconds.reduce((sum, value) => sum + value, 0);
 }
 
@@ -161,8 +175,13 @@ for (const { name, ok, seconds, cpuSeconds, log } of results) {
   const figures = [seconds, cpuSeconds].map((value) => String(Math.round(value)).padStart(6));
   console.log(`${ok ? "passed" : "FAILED"}  ${figures.join("  ")}  ${name}  (${log})`);
 }
-console.log(`total   ${String(Math.round(wall)).padStart(6)}  ${String(Math.round(cpu)).padStart(6)}`);
+console.log(
+  `total   ${String(Math.round(wall)).padStart(6)}  ${String(Math.round(cpu)).padStart(6)}`,
+);
 const failed = results.filter((result) => !result.ok);
+// Printed again last, where a CI page that shows only the end of the output still has them.
+for (const { name, log } of failed)
+  console.error(`\n=== what failed in ${name} ===\n${failures(log)}`);
 if (failed.length > 0) {
   console.error(
     `\n${failed.length} of ${results.length} steps failed: ${failed.map((r) => r.name).join("; ")}.`,
@@ -170,3 +189,15 @@ if (failed.length > 0) {
   process.exit(1);
 }
 console.log("\nEvery step passed.");
+
+/** A failed step's report of its failures (Vitest's and Playwright's), or the end of its log. */
+function failures(log: string) {
+  const file = path.join(projectRoot, log);
+  if (!existsSync(file)) return log;
+  const lines = stripVTControlCharacters(readFileSync(file, "utf8")).split("\n");
+  const first = lines.findIndex((line) => /Failed Tests \d|^\s+1\) /.test(line));
+  return lines
+    .slice(first >= 0 ? first : -80)
+    .slice(0, 200)
+    .join("\n");
+}
