@@ -5,7 +5,16 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/", "public/build/", ".cache/", "node_modules/", "test-results/", "playwright-report/"] },
+  {
+    ignores: [
+      "build/",
+      "public/build/",
+      ".cache/",
+      "node_modules/",
+      "test-results/",
+      "playwright-report/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   jsxA11y.flatConfigs.recommended,
@@ -16,7 +25,10 @@ export default tseslint.config(
     rules: {
       ...reactHooks.configs.recommended.rules,
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
     },
   },
   // Code that can reach the browser validates with Zod Mini (`import * as z from "zod/mini"`):
@@ -40,5 +52,8 @@ export default tseslint.config(
   },
   { files: ["*.js", "patches/*.js"], languageOptions: { globals: globals.node } },
   // Playwright fixtures take `{}` when they need no other fixture, and call `use`, which is not React's hook.
-  { files: ["tests/e2e/**"], rules: { "no-empty-pattern": "off", "react-hooks/rules-of-hooks": "off" } },
+  {
+    files: ["tests/e2e/**"],
+    rules: { "no-empty-pattern": "off", "react-hooks/rules-of-hooks": "off" },
+  },
 );

@@ -10,14 +10,21 @@ const RETRY_DISCOVERY_AFTER_MS = 5_000;
 // What a token answer without expires_in is taken to mean.
 const DEFAULT_TOKEN_LIFETIME_S = 300;
 
-let discovered: { settings: SignInSettings; provider: Promise<Provider>; failedAt?: number } | undefined;
+let discovered:
+  { settings: SignInSettings; provider: Promise<Provider>; failedAt?: number } | undefined;
 
 /** The provider found from OIDC_ISSUER's discovery document, once; a failed discovery is tried again later. */
 export function getProvider(settings: SignInSettings): Promise<Provider> {
   const failedAt = discovered?.failedAt;
-  if (discovered?.settings === settings && (!failedAt || Date.now() - failedAt < RETRY_DISCOVERY_AFTER_MS))
+  if (
+    discovered?.settings === settings &&
+    (!failedAt || Date.now() - failedAt < RETRY_DISCOVERY_AFTER_MS)
+  )
     return discovered.provider;
-  const attempt: NonNullable<typeof discovered> = { settings, provider: discoverProvider(settings) };
+  const attempt: NonNullable<typeof discovered> = {
+    settings,
+    provider: discoverProvider(settings),
+  };
   attempt.provider.catch(() => (attempt.failedAt = Date.now()));
   discovered = attempt;
   return attempt.provider;
@@ -108,12 +115,18 @@ function requireHeaderSafeTokens(tokens: Pick<TokenSet, "access_token" | "token_
 }
 
 /** `session` holding `tokens`; a new ID token must name the same subject (OpenID Connect Core 12.2). */
-export function withTokens<S extends Partial<Session>>(session: S, tokens: TokenSet, rolesClaim: string) {
+export function withTokens<S extends Partial<Session>>(
+  session: S,
+  tokens: TokenSet,
+  rolesClaim: string,
+) {
   requireHeaderSafeTokens(tokens);
   const now = Date.now();
   const claims = tokens.id_token ? tokens.claims() : undefined;
   if (claims && session.sub !== undefined && claims.sub !== session.sub)
-    throw new UntrustedTokensError("a refreshed ID token names another subject, the session is ended");
+    throw new UntrustedTokensError(
+      "a refreshed ID token names another subject, the session is ended",
+    );
   return {
     ...session,
     ...(claims ? readUser(claims, rolesClaim) : {}),
@@ -128,7 +141,8 @@ export function withTokens<S extends Partial<Session>>(session: S, tokens: Token
 export function readUser(claims: Record<string, unknown>, rolesClaim: string) {
   let roles: unknown = claims;
   for (const key of rolesClaim.split(".")) {
-    roles = roles && typeof roles === "object" ? (roles as Record<string, unknown>)[key] : undefined;
+    roles =
+      roles && typeof roles === "object" ? (roles as Record<string, unknown>)[key] : undefined;
   }
   const names = [claims.name, claims.preferred_username, claims.email, claims.sub];
   const name = names.find((candidate) => typeof candidate === "string" && candidate.trim());
@@ -150,13 +164,21 @@ export function getProviderFailure(error: unknown, during: string): ErrorCode {
     return "SIGN_IN_FAILED";
   }
   let isUnreachable = false;
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+  for (
+    let cause = error, depth = 0;
+    cause instanceof Error && depth < 5;
+    cause = cause.cause, depth++
+  ) {
     const { name, message } = cause;
     isUnreachable ||= cause instanceof AnswerTooLargeError || message === "fetch failed";
     isUnreachable ||= name === "TimeoutError" || name === "AbortError";
   }
   const refused = (error as { error?: unknown }).error === "invalid_grant";
-  const code = isUnreachable ? "SIGN_IN_UNAVAILABLE" : refused ? "SIGN_IN_EXPIRED" : "SIGN_IN_FAILED";
+  const code = isUnreachable
+    ? "SIGN_IN_UNAVAILABLE"
+    : refused
+      ? "SIGN_IN_EXPIRED"
+      : "SIGN_IN_FAILED";
   warnings[code]!({ err: error, during });
   return code;
 }

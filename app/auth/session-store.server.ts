@@ -56,7 +56,9 @@ export function getSessionTtlSeconds(session: Session, settings: SignInSettings,
 export function carriesSessionCookie(request: Request) {
   if (!getConfig().signIn) return false;
   const prefix = `${getCookieName("session")}=`;
-  return (request.headers.get("Cookie") ?? "").split(";").some((pair) => pair.trim().startsWith(prefix));
+  return (request.headers.get("Cookie") ?? "")
+    .split(";")
+    .some((pair) => pair.trim().startsWith(prefix));
 }
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
@@ -71,7 +73,9 @@ export function createSessionStore(backend: Backend, settings: SignInSettings) {
     },
     async save(session: Session) {
       await backend.set(session, getSessionTtlSeconds(session, settings));
-      const maxAge = Math.ceil((session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000);
+      const maxAge = Math.ceil(
+        (session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000,
+      );
       return cookie.serialize(session.id, { maxAge: Math.max(0, maxAge) });
     },
     async remove(session: Session | null) {
@@ -158,7 +162,8 @@ export function createRedisBackend(redis: RedisConnection): Backend {
     async withLock(key, milliseconds, task) {
       const lock = `lock:${key}`;
       const token = createSessionId();
-      if ((await redis.command(["SET", lock, token, "NX", "PX", String(milliseconds)])) !== "OK") return null;
+      if ((await redis.command(["SET", lock, token, "NX", "PX", String(milliseconds)])) !== "OK")
+        return null;
       try {
         return await task();
       } finally {

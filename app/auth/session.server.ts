@@ -30,7 +30,10 @@ export async function getSessionStore(settings: SignInSettings) {
         timeoutMs: 1_000,
         waitForConnection: true,
         warn: warnRedisFailed,
-      }).then((redis) => ({ store: createSessionStore(createRedisBackend(redis), settings), redis }))
+      }).then((redis) => ({
+        store: createSessionStore(createRedisBackend(redis), settings),
+        redis,
+      }))
     : Promise.resolve({ store: createSessionStore(createMemoryBackend(), settings) });
   return (await opened).store;
 }
@@ -54,17 +57,25 @@ export function readVisitor(request: Request, settings: SignInSettings): Promise
 
 async function loadVisitor(request: Request, settings: SignInSettings): Promise<Visitor> {
   const sessions = await getSessionStore(settings);
-  const signedOut = (cookies: string[] = []) => ({ session: null, cookies, storeUnavailable: false });
+  const signedOut = (cookies: string[] = []) => ({
+    session: null,
+    cookies,
+    storeUnavailable: false,
+  });
   try {
     const session = await sessions.load(request);
     // A cookie naming no session is cleared, so the next answers may be cached again.
-    if (!session) return signedOut(carriesSessionCookie(request) ? [await sessions.remove(null)] : []);
+    if (!session)
+      return signedOut(carriesSessionCookie(request) ? [await sessions.remove(null)] : []);
     const now = Date.now();
     const current =
-      getSessionTtlSeconds(session, settings, now) > 0 ? await refreshIfDue(session, settings) : null;
+      getSessionTtlSeconds(session, settings, now) > 0
+        ? await refreshIfDue(session, settings)
+        : null;
     if (!current) return signedOut([await sessions.remove(session)]);
     const touchEvery = Math.min(60_000, (settings.idleSeconds * 1000) / 10);
-    if (current === session && now - session.seenAt < touchEvery) return { ...signedOut(), session };
+    if (current === session && now - session.seenAt < touchEvery)
+      return { ...signedOut(), session };
     const touched = { ...current, seenAt: now };
     return { session: touched, cookies: [await sessions.save(touched)], storeUnavailable: false };
   } catch (error) {
@@ -74,7 +85,10 @@ async function loadVisitor(request: Request, settings: SignInSettings): Promise<
 }
 
 function refreshIfDue(session: Session, settings: SignInSettings) {
-  const margin = Math.min(MAX_REFRESH_MARGIN_MS, (session.tokenExpiresAt - session.tokenIssuedAt) / 4);
+  const margin = Math.min(
+    MAX_REFRESH_MARGIN_MS,
+    (session.tokenExpiresAt - session.tokenIssuedAt) / 4,
+  );
   if (session.tokenExpiresAt - Date.now() > margin) return Promise.resolve(session);
   return refreshSession(session, settings);
 }
@@ -83,7 +97,10 @@ function refreshIfDue(session: Session, settings: SignInSettings) {
 const refreshes = new Map<string, Promise<Session | null>>();
 
 /** The session with fresh tokens, or null (signed out): one refresh at a time per session, on every instance. */
-export function refreshSession(session: Session, settings: SignInSettings): Promise<Session | null> {
+export function refreshSession(
+  session: Session,
+  settings: SignInSettings,
+): Promise<Session | null> {
   const key = `${session.id}:${session.tokenIssuedAt}`;
   let refresh = refreshes.get(key);
   if (!refresh) {

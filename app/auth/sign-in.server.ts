@@ -24,12 +24,19 @@ type SignInTransaction = {
 function getTransactionCookie() {
   const cookie = createSignedCookie("sign-in");
   return {
-    write: (transaction: SignInTransaction) => cookie.serialize(transaction, { maxAge: SIGN_IN_SECONDS }),
+    write: (transaction: SignInTransaction) =>
+      cookie.serialize(transaction, { maxAge: SIGN_IN_SECONDS }),
     async read(request: Request) {
       const value: unknown = await cookie.parse(request.headers.get("Cookie"));
-      const { state, nonce, verifier, redirectTo, startedAt } = (value ?? {}) as Record<string, unknown>;
-      const isText = [state, nonce, verifier, redirectTo].every((field) => typeof field === "string");
-      const isRecent = typeof startedAt === "number" && Date.now() - startedAt < SIGN_IN_SECONDS * 1000;
+      const { state, nonce, verifier, redirectTo, startedAt } = (value ?? {}) as Record<
+        string,
+        unknown
+      >;
+      const isText = [state, nonce, verifier, redirectTo].every(
+        (field) => typeof field === "string",
+      );
+      const isRecent =
+        typeof startedAt === "number" && Date.now() - startedAt < SIGN_IN_SECONDS * 1000;
       return isText && isRecent ? (value as SignInTransaction) : null;
     },
     clear: () => cookie.serialize("", { maxAge: 0 }),
@@ -58,7 +65,10 @@ export async function startSignIn(request: Request, settings: SignInSettings) {
     code_challenge_method: "S256",
   });
   const cookie = await getTransactionCookie().write(transaction);
-  return redirect(url.href, { status: 303, headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
+  return redirect(url.href, {
+    status: 303,
+    headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" },
+  });
 }
 
 /** The provider's answer: a new session (the old one ended) and a 303 onwards, else a catalogue page. */
@@ -96,7 +106,11 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
     });
     const now = Date.now();
     const user = { id: createSessionId(), ...readUser(tokens.claims()!, settings.rolesClaim) };
-    const session = withTokens({ ...user, createdAt: now, seenAt: now }, tokens, settings.rolesClaim);
+    const session = withTokens(
+      { ...user, createdAt: now, seenAt: now },
+      tokens,
+      settings.rolesClaim,
+    );
     const { session: previous } = await readVisitor(request, settings);
     const headers = new Headers({ "Cache-Control": "no-store" });
     if (previous) headers.append("Set-Cookie", await sessions.remove(previous));

@@ -38,7 +38,12 @@ export function NavigationProgress() {
   if (!hydrated || !busy || !delayPassed) return null;
   const loading = t("layout.loading");
   return (
-    <div className="navigation-progress" role="progressbar" aria-label={loading} aria-valuetext={loading} />
+    <div
+      className="navigation-progress"
+      role="progressbar"
+      aria-label={loading}
+      aria-valuetext={loading}
+    />
   );
 }
 

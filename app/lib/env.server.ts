@@ -9,9 +9,12 @@ const seconds = z.coerce.number().int().min(1).max(31_536_000);
 const bytes = z.coerce.number().int().min(1).max(1_073_741_824);
 const redisUrl = z
   .string()
-  .refine((value) => (/^rediss?:\/\//.test(value) ? URL.canParse(value) : /^unix:\/\/\/./.test(value)), {
-    message: "must be a redis://, rediss:// or unix:///path/to/redis.sock URL",
-  });
+  .refine(
+    (value) => (/^rediss?:\/\//.test(value) ? URL.canParse(value) : /^unix:\/\/\/./.test(value)),
+    {
+      message: "must be a redis://, rediss:// or unix:///path/to/redis.sock URL",
+    },
+  );
 
 /** An http(s) URL `accept`s, as `transform` makes it, else the issue `example` explains. */
 const url = (
@@ -170,7 +173,11 @@ export const EnvSchema = z.object({
     .string()
     .transform((value) => value.split(",").map((uri) => uri.trim()))
     .pipe(
-      z.array(z.string().regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, "must be mailto: or https: URIs")),
+      z.array(
+        z
+          .string()
+          .regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, "must be mailto: or https: URIs"),
+      ),
     )
     .optional(),
   /** When the security.txt goes stale, as an ISO 8601 date and time: renew it before. */

@@ -17,7 +17,8 @@ const askedOnce = new Set<string>();
 
 export function getErrorDocumentKey(request: Request, status: number, context: EntryContext) {
   const { loaderData, actionData, errors } = context.staticHandlerContext;
-  if (status < 400 || !errors || !Object.values(errors).every(isRouteErrorResponse)) return undefined;
+  if (status < 400 || !errors || !Object.values(errors).every(isRouteErrorResponse))
+    return undefined;
   const routeErrors = Object.entries(errors).map(([id, error]) => [id, error.status, error.data]);
   // Kept by digest: what a key holds of a visitor stays in the document only.
   return digestPlainData(

@@ -17,7 +17,10 @@ const cutStrings = (object: Record<string, unknown>) => {
   const isLong = (value: unknown) => typeof value === "string" && value.length > MAX_STRING_LENGTH;
   if (!Object.values(object).some(isLong)) return object;
   return Object.fromEntries(
-    Object.entries(object).map(([key, value]) => [key, isLong(value) ? cut(value as string) : value]),
+    Object.entries(object).map(([key, value]) => [
+      key,
+      isLong(value) ? cut(value as string) : value,
+    ]),
   );
 };
 

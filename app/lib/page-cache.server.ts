@@ -28,7 +28,9 @@ function requirePlainData(this: unknown, key: string, value: unknown) {
 export function digestPlainData(values: unknown[], maxLength = MAX_KEY_LENGTH) {
   try {
     const json = JSON.stringify(values, requirePlainData);
-    return json.length <= maxLength ? createHash("sha256").update(json).digest("base64url") : undefined;
+    return json.length <= maxLength
+      ? createHash("sha256").update(json).digest("base64url")
+      : undefined;
   } catch (error) {
     if (error instanceof NotPlainData) return undefined;
     throw error;
@@ -40,10 +42,16 @@ export function digestPlainData(values: unknown[], maxLength = MAX_KEY_LENGTH) {
  * from: the build, the address, the status, every route's data and errors. Undefined when the page
  * may not be stored, sets a cookie, or its data cannot be told apart before rendering.
  */
-export function getPageTag(request: Request, status: number, headers: Headers, context: EntryContext) {
+export function getPageTag(
+  request: Request,
+  status: number,
+  headers: Headers,
+  context: EntryContext,
+) {
   const isRead = request.method === "GET" || request.method === "HEAD";
   const cacheControl = headers.get("Cache-Control") ?? "";
-  if (!isRead || status !== 200 || /\bno-store\b/.test(cacheControl) || headers.has("Set-Cookie")) return;
+  if (!isRead || status !== 200 || /\bno-store\b/.test(cacheControl) || headers.has("Set-Cookie"))
+    return;
   const { loaderData, actionData, errors, matches } = context.staticHandlerContext;
   const url = new URL(request.url);
   const digest = digestPlainData([

@@ -15,7 +15,10 @@ export class RedisUnavailableError extends Error {
 export type RedisConnection = Awaited<ReturnType<typeof connectRedis>>;
 
 /** A Redis never waited on for long: each command has a deadline, and missing it replaces the connection. */
-export async function connectRedis(url: string, { timeoutMs, waitForConnection, warn, onReady }: Options) {
+export async function connectRedis(
+  url: string,
+  { timeoutMs, waitForConnection, warn, onReady }: Options,
+) {
   const { createClient } = await import("redis");
   let hasConnected = false;
   let opening: Promise<void> | undefined;

@@ -4,5 +4,7 @@ import { useMatches } from "@remix-run/react";
 export type RouteHandle = { hydrate?: boolean };
 
 export function useShouldHydrate() {
-  return useMatches().every((match) => (match.handle as RouteHandle | undefined)?.hydrate !== false);
+  return useMatches().every(
+    (match) => (match.handle as RouteHandle | undefined)?.hydrate !== false,
+  );
 }

@@ -30,7 +30,8 @@ export function readTracestate(header: string | null | undefined) {
     .split(",")
     .map((member) => member.trim())
     .filter(Boolean);
-  if (members.length === 0 || !members.every((member) => TRACESTATE_MEMBER.test(member))) return undefined;
+  if (members.length === 0 || !members.every((member) => TRACESTATE_MEMBER.test(member)))
+    return undefined;
   const keys = members.map((member) => member.slice(0, member.indexOf("=")));
   if (new Set(keys).size !== keys.length) return undefined;
   return members.slice(0, MAX_TRACESTATE_MEMBERS).join(",");
@@ -65,6 +66,11 @@ export function startChildSpan(request: Request) {
   const parent = parseTraceparent(request.headers.get("traceparent"));
   if (!parent) return undefined;
   const state = readTracestate(request.headers.get("tracestate"));
-  const span: TraceContext = { traceId: parent.traceId, spanId: newSpanId(), flags: parent.flags, state };
+  const span: TraceContext = {
+    traceId: parent.traceId,
+    spanId: newSpanId(),
+    flags: parent.flags,
+    state,
+  };
   return { span, parentSpanId: parent.parentId };
 }

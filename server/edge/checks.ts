@@ -6,7 +6,7 @@ import type { ErrorCode } from "~/lib/errors";
 import { hasBody, sendErrorPage } from "./error-page";
 import { limitWrites } from "./rate-limit";
 import { REPORT_PATHS } from "./report-endpoints";
-import { checkRemixTarget, createOriginCheck } from "./remix-request";
+import { checkRemixTarget, createOriginCheck, refuseWritesToTheRoot } from "./remix-request";
 
 export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
@@ -30,7 +30,8 @@ export function createEdge(
   const checks: Check[] = [
     (req) => (req.rawHeaders.length / 2 > maxHeaderCount ? "HEADERS_TOO_LARGE" : undefined),
     refuseRepeatedHeaders,
-    (req) => (req.headers.expect === undefined || expectsContinue(req) ? undefined : "EXPECTATION_FAILED"),
+    (req) =>
+      req.headers.expect === undefined || expectsContinue(req) ? undefined : "EXPECTATION_FAILED",
     ...(config.TRUST_PROXY ? [] : [dropForwardedHeaders]),
     createOriginCheck(config),
     requireAllowedMethod,
@@ -38,6 +39,8 @@ export function createEdge(
     requireSameOrigin,
     requireAcceptableBody(config.BODY_LIMIT_BYTES),
   ];
+  // After the write limit, which counts these writes too.
+  const refuseRootWrite = refuseWritesToTheRoot(build);
   const { RATE_LIMIT_PER_MINUTE: perMinute } = config;
   const limiter =
     perMinute > 0 ? limitWrites(perMinute, writeLimit.store, writeLimit.onRateLimited) : undefined;
@@ -48,7 +51,10 @@ export function createEdge(
     }
     const proceed = (error?: unknown) => {
       if (error) return next(error);
-      if (expectsContinue(req) && req.httpVersion === "1.1" && !res.headersSent) res.writeContinue();
+      const refusal = refuseRootWrite(req, res);
+      if (refusal) return sendErrorPage(res, refusal);
+      if (expectsContinue(req) && req.httpVersion === "1.1" && !res.headersSent)
+        res.writeContinue();
       next();
     };
     // The report endpoints count their own.
@@ -87,7 +93,8 @@ const requireSameOrigin: Check = (req, res) => {
   const origin = req.headers.origin;
   const fetchSite = req.headers["sec-fetch-site"];
   const isCrossOrigin = origin !== undefined && origin !== res.locals.origin;
-  if (isCrossOrigin || fetchSite === "cross-site" || fetchSite === "same-site") return "CROSS_SITE_REQUEST";
+  if (isCrossOrigin || fetchSite === "cross-site" || fetchSite === "same-site")
+    return "CROSS_SITE_REQUEST";
 };
 
 function requireAcceptableBody(limit: number): Check {
@@ -103,4 +110,5 @@ function requireAcceptableBody(limit: number): Check {
   };
 }
 
-const expectsContinue = (req: Request) => req.headers.expect?.trim().toLowerCase() === "100-continue";
+const expectsContinue = (req: Request) =>
+  req.headers.expect?.trim().toLowerCase() === "100-continue";

@@ -32,7 +32,8 @@ export function createOriginCheck(config: Config) {
       if (key.length <= 300) remembered.set(key, origin);
     }
     const isOwnHost = !own || origin === own.origin || PROBE_PATHS.has(req.path);
-    if (!origin || !isOwnHost || (protocol !== "http" && protocol !== "https")) return "BAD_REQUEST";
+    if (!origin || !isOwnHost || (protocol !== "http" && protocol !== "https"))
+      return "BAD_REQUEST";
     res.locals.origin = own?.origin ?? origin;
   };
 }
@@ -61,7 +62,8 @@ export function checkRemixTarget(build: ServerBuild) {
   const toShape = createShaper(build);
 
   function checkDiscovery(req: Request, res: Response): ErrorCode | undefined {
-    const isTooLong = (target: string) => res.locals.origin.length + target.length > MAX_DISCOVERY_URL;
+    const isTooLong = (target: string) =>
+      res.locals.origin.length + target.length > MAX_DISCOVERY_URL;
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
       return "METHOD_NOT_ALLOWED";
@@ -93,7 +95,10 @@ export function checkRemixTarget(build: ServerBuild) {
     if (!req.url.startsWith("/") || (req.url.includes("?") && getQuery(req.url).has("_data")))
       return "BAD_REQUEST";
     const path = req.path;
-    if (path.length > 2 * MAX_PATH_SEGMENTS && path.split("/").filter(Boolean).length > MAX_PATH_SEGMENTS) {
+    if (
+      path.length > 2 * MAX_PATH_SEGMENTS &&
+      path.split("/").filter(Boolean).length > MAX_PATH_SEGMENTS
+    ) {
       return "URI_TOO_LONG";
     }
     if (path === manifestPath) return checkDiscovery(req, res);
@@ -108,9 +113,13 @@ export function checkRemixTarget(build: ServerBuild) {
 // A segment as routes see it: itself when a route names it, or Remix reads it as more than one.
 function createShaper(build: ServerBuild) {
   const named = new Set<string>();
-  const paths = [build.basename ?? "", ...Object.values(build.routes).map((route) => route.path ?? "")];
+  const paths = [
+    build.basename ?? "",
+    ...Object.values(build.routes).map((route) => route.path ?? ""),
+  ];
   for (const segment of paths.flatMap((path) => path.split("/"))) {
-    if (!segment.startsWith(":") && segment !== "*") named.add(segment.replace(/\?$/, "").toLowerCase());
+    if (!segment.startsWith(":") && segment !== "*")
+      named.add(segment.replace(/\?$/, "").toLowerCase());
   }
   const decode = (segment: string) => {
     try {
@@ -127,4 +136,19 @@ function createShaper(build: ServerBuild) {
 function getQuery(target: string) {
   const start = target.indexOf("?");
   return new URLSearchParams(start === -1 ? "" : target.slice(start + 1));
+}
+
+/**
+ * Remix hands a form posted to the home address without `?index` to the root; without an action
+ * there, its error page would be the only one rendered without the words its loader gives pages.
+ */
+export function refuseWritesToTheRoot(build: ServerBuild) {
+  const home = (build.basename ?? "/").replace(/\/?$/, "/");
+  const rootHasAction = build.routes.root?.module.action !== undefined;
+  return (req: Request, res: Response): ErrorCode | undefined => {
+    if (rootHasAction || req.path !== home || req.method === "GET" || req.method === "HEAD") return;
+    if (getQuery(req.url).has("index")) return;
+    res.setHeader("Allow", "GET, HEAD");
+    return "METHOD_NOT_ALLOWED";
+  };
 }

@@ -21,7 +21,8 @@ const VITAL_HISTOGRAMS: Record<VitalName, { name: string; buckets: number[]; sca
 export async function startMetrics(config: Config, app: AppEntry, countInFlight: () => number) {
   const { logger, onCallOutcome } = app;
   if (config.METRICS_PORT === undefined) return undefined;
-  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import("prom-client");
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } =
+    await import("prom-client");
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -125,7 +126,11 @@ export async function startMetrics(config: Config, app: AppEntry, countInFlight:
     handle,
     recordRequest({ method, route, status, start, refusal }: FinishedRequest) {
       if (refusal && refusal !== "RATE_LIMITED" && status < 500) refusals.inc({ reason: refusal });
-      const labels = { method: KNOWN_METHODS.has(method) ? method : "other", route, status_code: status };
+      const labels = {
+        method: KNOWN_METHODS.has(method) ? method : "other",
+        route,
+        status_code: status,
+      };
       requestDuration.observe(labels, (performance.now() - start) / 1000);
     },
     countRateLimited: () => rateLimited.inc(),

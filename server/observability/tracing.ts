@@ -37,7 +37,8 @@ export async function startTracing(config: Config, app: AppEntry) {
   // The exporter's timeout starts again with each byte, so a collector trickling its answer would
   // hold an export for ever: each export has a connection of its own, closed at that timeout.
   exportOptions.agentFactory = async (protocol) => {
-    const { Agent } = protocol === "https:" ? await import("node:https") : await import("node:http");
+    const { Agent } =
+      protocol === "https:" ? await import("node:https") : await import("node:http");
     const agent = new Agent({ keepAlive: false });
     const connect = agent.createConnection.bind(agent);
     agent.createConnection = (options, callback) => {

@@ -1,4 +1,8 @@
-import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
+import type {
+  Request as ExpressRequest,
+  RequestHandler,
+  Response as ExpressResponse,
+} from "express";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { applyCacheRules } from "~/lib/cache-rules.server";
 import type { Config } from "~/lib/config.server";
@@ -10,7 +14,14 @@ const MIN_PIECES = 1_024;
 const BLOCK_BYTES = 64 * 1024;
 // What a 304 may carry (RFC 9110 15.4.5): a cache updates its stored copy with them, and this
 // response's Content-Security-Policy names a nonce the stored page does not have.
-const NOT_MODIFIED_HEADERS = new Set(["cache-control", "etag", "expires", "vary", "date", "x-request-id"]);
+const NOT_MODIFIED_HEADERS = new Set([
+  "cache-control",
+  "etag",
+  "expires",
+  "vary",
+  "date",
+  "x-request-id",
+]);
 
 /**
  * Hands Remix the request the edge judged, its body read within the limit, and sends its answer
@@ -19,7 +30,8 @@ const NOT_MODIFIED_HEADERS = new Set(["cache-control", "etag", "expires", "vary"
 export function createRemixHandler(build: ServerBuild, config: Config): RequestHandler {
   const handleRequest = createRequestHandler(applyCacheRules(build), config.NODE_ENV);
   return async (req, res, next) => {
-    if (req.path.includes("%") && !isDecodable(req.path)) return next(createErrorResponse("BAD_REQUEST"));
+    if (req.path.includes("%") && !isDecodable(req.path))
+      return next(createErrorResponse("BAD_REQUEST"));
     let body: Uint8Array<ArrayBuffer> | undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
       try {
@@ -83,7 +95,11 @@ function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayB
   });
 }
 
-function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Uint8Array<ArrayBuffer>) {
+function createFetchRequest(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  body?: Uint8Array<ArrayBuffer>,
+) {
   // The origin the edge decided, with the path appended, not resolved: //other.example/ keeps the host.
   const url = new URL(res.locals.origin + req.originalUrl);
   const headers = new Headers();
@@ -101,9 +117,11 @@ function createFetchRequest(req: ExpressRequest, res: ExpressResponse, body?: Ui
 async function sendFetchResponse(res: ExpressResponse, response: Response) {
   res.statusMessage = response.statusText;
   res.status(response.status);
-  if (response.status === 405 && !response.headers.has("Allow")) res.setHeader("Allow", "GET, HEAD");
+  if (response.status === 405 && !response.headers.has("Allow"))
+    res.setHeader("Allow", "GET, HEAD");
   if (response.status === 304) {
-    for (const name of res.getHeaderNames()) if (!NOT_MODIFIED_HEADERS.has(name)) res.removeHeader(name);
+    for (const name of res.getHeaderNames())
+      if (!NOT_MODIFIED_HEADERS.has(name)) res.removeHeader(name);
   }
   for (const [name, value] of response.headers) res.append(name, value);
   if (!response.body) return void res.end();

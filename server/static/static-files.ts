@@ -32,11 +32,15 @@ export function renderSecurityTxt({ securityTxt }: Config) {
 export function serveStaticFiles(publicDir: string, config: Config): RequestHandler {
   const securityTxt = renderSecurityTxt(config);
   const files = listFiles(publicDir);
-  const isStored = (file: string) => STORED_ENCODINGS.some(({ extension }) => file.endsWith(extension));
+  const isStored = (file: string) =>
+    STORED_ENCODINGS.some(({ extension }) => file.endsWith(extension));
   const buildFiles = new Map(
     [...files]
       .filter((file) => file.startsWith("/build/") && !isStored(file))
-      .map((file) => [file, STORED_ENCODINGS.filter(({ extension }) => files.has(file + extension))]),
+      .map((file) => [
+        file,
+        STORED_ENCODINGS.filter(({ extension }) => files.has(file + extension)),
+      ]),
   );
   const otherFiles = new Set([...files].filter((file) => !file.startsWith("/build/")));
   const sendBuildFile = express.static(publicDir, {
@@ -88,12 +92,20 @@ function listFiles(directory: string) {
       .filter((entry) => entry.isFile())
       .map(
         (entry) =>
-          "/" + path.relative(directory, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"),
+          "/" +
+          path
+            .relative(directory, path.join(entry.parentPath, entry.name))
+            .split(path.sep)
+            .join("/"),
       ),
   );
 }
 
 // A missing asset may be deployed a moment later.
 function sendPlainNotFound(res: Response) {
-  res.status(404).set("Cache-Control", "no-store").type("text/plain").send(shellMessages.en["errors.NOT_FOUND.title"]);
+  res
+    .status(404)
+    .set("Cache-Control", "no-store")
+    .type("text/plain")
+    .send(shellMessages.en["errors.NOT_FOUND.title"]);
 }

@@ -30,7 +30,8 @@ import { describeAnswer, formRoundTrips, load, SERIES } from "./load";
 import { productionServer, remixServe, type Service } from "./processes";
 import { LABEL_WIDTH, printComparisons, printRows, type Comparison, type Row } from "./report";
 
-const setting = (name: string, fallback: number) => Number(process.env[`BENCH_${name}`] ?? fallback);
+const setting = (name: string, fallback: number) =>
+  Number(process.env[`BENCH_${name}`] ?? fallback);
 const ROUNDS = setting("ROUNDS", 40);
 const SECONDS = setting("SECONDS", 2);
 const REWARM_SECONDS = setting("REWARM_SECONDS", 1);
@@ -77,7 +78,9 @@ const servers = [
   server("b2", "remix-serve, other processes (A/A)", () => remixServe("b2")),
 ];
 if (EXTRA_ENV)
-  servers.push(server("a'", `this server, ${EXTRA_ENV}`, () => productionServer(parseEnv(EXTRA_ENV), "a'")));
+  servers.push(
+    server("a'", `this server, ${EXTRA_ENV}`, () => productionServer(parseEnv(EXTRA_ENV), "a'")),
+  );
 
 const comparisons: Comparison[] = [
   { a: "a", b: "b", what: "this server / remix-serve" },
@@ -114,9 +117,13 @@ async function main() {
       }
     }
 
-    console.log(`\nthe home page as each server sends it (${SERIES.map((s) => s.name).join(" / ")}):`);
+    console.log(
+      `\nthe home page as each server sends it (${SERIES.map((s) => s.name).join(" / ")}):`,
+    );
     for (const s of servers) {
-      const answers = await Promise.all(SERIES.map((series) => describeAnswer(s.processes[0]!, series)));
+      const answers = await Promise.all(
+        SERIES.map((series) => describeAnswer(s.processes[0]!, series)),
+      );
       console.log(`${s.label.padEnd(LABEL_WIDTH)}${answers.join(" / ")}`);
     }
 
@@ -133,7 +140,9 @@ async function main() {
       for (const one of series) {
         const samples = await load(services, one, SECONDS, CONNECTIONS);
         servers.forEach((s, i) => s.samples.get(one.name)!.push(samples[i]!));
-        line.push(`${one.name} ${samples.map((sample) => sample.cpuMsPerRequest.toFixed(3)).join(" ")}`);
+        line.push(
+          `${one.name} ${samples.map((sample) => sample.cpuMsPerRequest.toFixed(3)).join(" ")}`,
+        );
       }
       console.log(`round ${round + 1}: ${line.join("; ")} CPU ms/req, load ${loadAverage()}`);
     }

@@ -42,7 +42,9 @@ async function coldStart(): Promise<number> {
 
 const times: number[] = [];
 for (let i = 0; i < RUNS; i++) times.push(await coldStart());
-console.log(`cold start to first 200 (${RUNS} runs): ${times.map((t) => t.toFixed(0)).join(", ")} ms`);
+console.log(
+  `cold start to first 200 (${RUNS} runs): ${times.map((t) => t.toFixed(0)).join(", ")} ms`,
+);
 console.log(
   `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms (target <= 1000 ms)`,
 );

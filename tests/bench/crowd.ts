@@ -98,7 +98,9 @@ try {
   }
   // A render holds the one thread its CPU time; /healthz waits behind every render queued first.
   const perPage = median(cpuPerPage);
-  console.log(`\nlargest crowd here with every /healthz under ${PROBE_MS} ms: ${taken} renders at once`);
+  console.log(
+    `\nlargest crowd here with every /healthz under ${PROBE_MS} ms: ${taken} renders at once`,
+  );
   console.log(
     `CPU per page ${perPage.toFixed(2)} ms (all threads): a core of its own holds /healthz ${PROBE_MS} ms ` +
       `behind about ${Math.floor(PROBE_MS / perPage)} renders at once`,

@@ -19,7 +19,13 @@ export const SERIES = [
 ] as const;
 export type Series = (typeof SERIES)[number];
 
-export type Sample = { rps: number; p50: number; p99: number; cpuMsPerRequest: number; errors: number };
+export type Sample = {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMsPerRequest: number;
+  errors: number;
+};
 
 /**
  * CPU time the process has spent on all its threads, in ms, from the scheduler's own count
@@ -65,16 +71,21 @@ export function load(services: Service[], series: Series, seconds: number, conne
 /** How the home page goes over the wire for one series: its encoding, size and framing. */
 export function describeAnswer(service: Service, series: Series): Promise<string> {
   return new Promise((resolve, reject) => {
-    http.get(`${service.url}/`, { headers: { ...series.headers, ...service.headers } }, (response) => {
-      let bytes = 0;
-      response.on("data", (chunk: Buffer) => (bytes += chunk.length));
-      response.on("end", () => {
-        const { "content-encoding": encoding = "identity", "content-length": length } = response.headers;
-        const framing = length ? "length" : "chunked";
-        resolve(`${response.statusCode} ${encoding} ${(bytes / 1024).toFixed(1)} KB ${framing}`);
-      });
-      response.on("error", reject);
-    });
+    http.get(
+      `${service.url}/`,
+      { headers: { ...series.headers, ...service.headers } },
+      (response) => {
+        let bytes = 0;
+        response.on("data", (chunk: Buffer) => (bytes += chunk.length));
+        response.on("end", () => {
+          const { "content-encoding": encoding = "identity", "content-length": length } =
+            response.headers;
+          const framing = length ? "length" : "chunked";
+          resolve(`${response.statusCode} ${encoding} ${(bytes / 1024).toFixed(1)} KB ${framing}`);
+        });
+        response.on("error", reject);
+      },
+    );
   });
 }
 

@@ -60,7 +60,9 @@ export function printComparisons(rows: Row[], comparisons: Comparison[]) {
     console.log(series.title);
     for (const { a, b, what } of comparisons) {
       const [ofA, ofB] = [a, b].map((key) => byKey.get(key)!.samples.get(series.name)!);
-      const ratios = ofA!.map((sample, round) => sample.cpuMsPerRequest / ofB![round]!.cpuMsPerRequest);
+      const ratios = ofA!.map(
+        (sample, round) => sample.cpuMsPerRequest / ofB![round]!.cpuMsPerRequest,
+      );
       console.log(`  ${`${a}/${b}`.padEnd(6)}${what.padEnd(44)} ${describeRatios(ratios)}`);
     }
   }

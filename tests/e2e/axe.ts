@@ -15,7 +15,7 @@ export async function blockAppScriptsWithoutJavaScript(page: Page, testInfo: Tes
 
 export async function expectNoViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target).join(", ")}`)).toEqual(
-    [],
-  );
+  expect(
+    violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target).join(", ")}`),
+  ).toEqual([]);
 }

@@ -7,10 +7,13 @@ async function watchViolations(page: Page) {
   page.on("console", (message) => {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
-  await page.exposeFunction("reportViolation", (description: string) => violations.push(description));
+  await page.exposeFunction("reportViolation", (description: string) =>
+    violations.push(description),
+  );
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
-      const report = (window as unknown as { reportViolation: (d: string) => void }).reportViolation;
+      const report = (window as unknown as { reportViolation: (d: string) => void })
+        .reportViolation;
       report(`${event.violatedDirective} blocked ${event.blockedURI}`);
     });
   });
@@ -76,9 +79,9 @@ for (const [name, path, status] of [
       await page.getByRole("banner").getByRole("link").click();
       await expect(page).toHaveURL(/\/$/);
       await page.waitForLoadState("networkidle");
-      expect(await page.evaluate(() => typeof (window as { __remixContext?: unknown }).__remixContext)).toBe(
-        "object",
-      );
+      expect(
+        await page.evaluate(() => typeof (window as { __remixContext?: unknown }).__remixContext),
+      ).toBe("object");
       expect(violations).toEqual([]);
     }
     expect(consoleErrors.filter((error) => !/status of 404/.test(error))).toEqual([]);

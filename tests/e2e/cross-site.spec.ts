@@ -18,5 +18,8 @@ test("a form on another site that posts here gets the 403 page", async ({ page, 
   ]);
   expect(response.status()).toBe(403);
   await expect(page.getByRole("heading", { level: 1, name: "Request refused" })).toBeVisible();
-  await expect(page.getByRole("link", { name: "Go to the home page" })).toHaveAttribute("href", "/");
+  await expect(page.getByRole("link", { name: "Go to the home page" })).toHaveAttribute(
+    "href",
+    "/",
+  );
 });

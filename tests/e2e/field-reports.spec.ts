@@ -44,11 +44,15 @@ test(
     await page.goto("/");
     await waitForHydration(page);
     // The library comes in a chunk of its own once the page has hydrated, then measures.
-    await expect.poll(() => page.evaluate(() => performance.getEntriesByType("paint").length > 0)).toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => performance.getEntriesByType("paint").length > 0))
+      .toBe(true);
     await expect
       .poll(() =>
         page.evaluate(() =>
-          performance.getEntriesByType("resource").some((entry) => entry.name.includes("web-vitals")),
+          performance
+            .getEntriesByType("resource")
+            .some((entry) => entry.name.includes("web-vitals")),
         ),
       )
       .toBe(true);
@@ -56,8 +60,12 @@ test(
     await switchTabs(page);
     await expect.poll(() => beacons).toHaveLength(1);
     expect(new URLSearchParams(beacons[0]).get("route")).toBe(route.route);
-    expect([...new URLSearchParams(beacons[0]).keys()]).toEqual(expect.arrayContaining(["TTFB", "FCP"]));
-    await expect.poll(() => count(reportsApp, "web_vitals_ttfb_seconds_count", route)).toBe(before + 1);
+    expect([...new URLSearchParams(beacons[0]).keys()]).toEqual(
+      expect.arrayContaining(["TTFB", "FCP"]),
+    );
+    await expect
+      .poll(() => count(reportsApp, "web_vitals_ttfb_seconds_count", route))
+      .toBe(before + 1);
     expect(await count(reportsApp, "web_vitals_fcp_seconds_count", route)).toBe(before + 1);
     expect(beacons).toHaveLength(1);
   },
@@ -88,11 +96,22 @@ test(
     await page.goto("/auth/callback?code=chromium-callback-code&state=s");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sign-in expired");
     expect(await page.evaluate(() => "injected" in window)).toBe(false);
-    await expect.poll(() => queued.filter((report) => report.type === "csp-violation")).toHaveLength(1);
+    await expect
+      .poll(() => queued.filter((report) => report.type === "csp-violation"))
+      .toHaveLength(1);
     const report = queued.find((queuedReport) => queuedReport.type === "csp-violation")!;
-    expect(report.body).toMatchObject({ effectiveDirective: "script-src-elem", blockedURL: "inline" });
+    expect(report.body).toMatchObject({
+      effectiveDirective: "script-src-elem",
+      blockedURL: "inline",
+    });
     const upload = [
-      { type: report.type, age: 0, url: report.initiatorUrl, user_agent: "Chromium", body: report.body },
+      {
+        type: report.type,
+        age: 0,
+        url: report.initiatorUrl,
+        user_agent: "Chromium",
+        body: report.body,
+      },
     ];
     const response = await fetch(`${baseURL}/__reports/csp`, {
       method: "POST",
@@ -101,7 +120,11 @@ test(
     });
     expect(response.status).toBe(204);
     expect(await count(reportsApp, "csp_violations_total", labels)).toBe(before + 1);
-    const logged = getLogLines(reportsApp.app, "content security policy violation", "/auth/callback");
+    const logged = getLogLines(
+      reportsApp.app,
+      "content security policy violation",
+      "/auth/callback",
+    );
     expect(logged).toHaveLength(1);
     expect(reportsApp.app.output()).not.toContain("chromium-callback-code");
   },

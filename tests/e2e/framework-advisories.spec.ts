@@ -55,7 +55,8 @@ async function spyOnWebSocket(page: Page) {
       },
     });
   });
-  return () => page.evaluate(() => (window as unknown as { openedWebSockets: unknown[] }).openedWebSockets);
+  return () =>
+    page.evaluate(() => (window as unknown as { openedWebSockets: unknown[] }).openedWebSockets);
 }
 
 /**
@@ -89,8 +90,12 @@ test(
         .filter((file) => file.endsWith(".js"))
         .map((file) => readFileSync(path.join(folder, file), "utf8"));
       // react-router-dom's own copy comes with createBrowserRouter's hydration, absent here.
-      expect(scripts.filter((script) => script.includes("__staticRouterHydrationData"))).toEqual([]);
-      const lookups = scripts.flatMap((script) => script.match(/.{120}window\[\w+\.__subType\]/g) ?? []);
+      expect(scripts.filter((script) => script.includes("__staticRouterHydrationData"))).toEqual(
+        [],
+      );
+      const lookups = scripts.flatMap(
+        (script) => script.match(/.{120}window\[\w+\.__subType\]/g) ?? [],
+      );
       expect(lookups).toHaveLength(1);
       expect(lookups[0]).toContain('"URIError"].includes(');
     }
@@ -136,7 +141,10 @@ test.describe("with the browser's router", JAVASCRIPT_ONLY, () => {
     baseURL,
     consoleErrors,
   }) => {
-    page.on("dialog", (dialog) => void dialog.dismiss().then(() => consoleErrors.push("a dialog opened")));
+    page.on(
+      "dialog",
+      (dialog) => void dialog.dismiss().then(() => consoleErrors.push("a dialog opened")),
+    );
     await page.goto("/faults/reflected-input");
     await navigateInApp(page, "javascript:alert(document.domain)");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");

@@ -1,6 +1,8 @@
 import { expect, test } from "./fixtures";
 
-test("a page that opts out of hydration loads no script, and its forms still work", async ({ page }) => {
+test("a page that opts out of hydration loads no script, and its forms still work", async ({
+  page,
+}) => {
   const scripts: string[] = [];
   page.on("request", (request) => {
     if (request.resourceType() === "script") scripts.push(request.url());

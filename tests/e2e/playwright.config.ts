@@ -34,6 +34,10 @@ export default defineConfig({
   },
   projects: [
     { name: "javascript-enabled", use: { javaScriptEnabled: true } },
-    { name: "javascript-disabled", use: { javaScriptEnabled: false }, grepInvert: /@javascript-only/ },
+    {
+      name: "javascript-disabled",
+      use: { javaScriptEnabled: false },
+      grepInvert: /@javascript-only/,
+    },
   ],
 });

@@ -37,7 +37,8 @@ function recordDiscovery(page: Page) {
  * clicked, so with JavaScript the router is asked directly.
  */
 async function followEditLink(page: Page, javaScriptEnabled: boolean) {
-  if (!javaScriptEnabled) return page.getByRole("link", { name: "Edit thing 7", exact: true }).click();
+  if (!javaScriptEnabled)
+    return page.getByRole("link", { name: "Edit thing 7", exact: true }).click();
   await navigateInApp(page, "/things/7/edit");
 }
 

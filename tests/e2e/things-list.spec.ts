@@ -63,7 +63,10 @@ test("filters by status from the address; a search keeps the filter, a bad page 
   things.things.set("7", { ...things.things.get("7")!, status: "archived" });
   await page.goto("/things?page=0");
   await expect(page.getByRole("navigation", { name: "Pages" })).toContainText("Page 1 of 3");
-  await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Archived" }).click();
+  await page
+    .getByRole("navigation", { name: "Status" })
+    .getByRole("link", { name: "Archived" })
+    .click();
 
   await expect(page).toHaveURL(/\/things\?status=archived$/);
   await expect(listedThings(page)).toHaveText(["Birch", "Granite"]);
@@ -72,12 +75,18 @@ test("filters by status from the address; a search keeps the filter, a bad page 
   await expect(page).toHaveURL(/\/things\?q=gran&status=archived$/);
   await expect(listedThings(page)).toHaveText(["Granite"]);
 
-  await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Any status" }).click();
+  await page
+    .getByRole("navigation", { name: "Status" })
+    .getByRole("link", { name: "Any status" })
+    .click();
   await expect(page).toHaveURL(/\/things\?q=gran$/);
   await expect(page.getByRole("list", { name: "Things" })).toHaveText("Granite (Archived)");
 });
 
-test("shows each failure of the API as the catalogue's page, inside the layout", async ({ page, things }) => {
+test("shows each failure of the API as the catalogue's page, inside the layout", async ({
+  page,
+  things,
+}) => {
   let response = await page.goto("/things/99");
   expect(response?.status()).toBe(404);
   // The thing's page words its own 404; the catalogue's words stay for every other failure.
@@ -90,7 +99,11 @@ test("shows each failure of the API as the catalogue's page, inside the layout",
   await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
   await expect(listedThings(page)).toHaveCount(5);
 
-  things.intercept(/^GET \/things\?/, (_req, res) => sendJson(res, 200, { items: "not a list" }), 1);
+  things.intercept(
+    /^GET \/things\?/,
+    (_req, res) => sendJson(res, 200, { items: "not a list" }),
+    1,
+  );
   response = await page.goto("/things");
   expect(response?.status()).toBe(502);
   await expect(page.getByRole("heading", { level: 1, name: "Service error" })).toBeVisible();

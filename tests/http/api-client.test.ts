@@ -39,8 +39,14 @@ describe("callApi", () => {
     expect(thing).toEqual({ id: "a/b", name: "Widget" });
     expect(upstream.received).toHaveLength(1);
     const [received] = upstream.received;
-    expect(received).toMatchObject({ method: "GET", url: "/v1/things/a%2Fb%3Fc%23d?q=x+y%26z&tag=1&tag=2" });
-    expect(received!.headers).toMatchObject({ "x-request-id": "req-42", accept: "application/json" });
+    expect(received).toMatchObject({
+      method: "GET",
+      url: "/v1/things/a%2Fb%3Fc%23d?q=x+y%26z&tag=1&tag=2",
+    });
+    expect(received!.headers).toMatchObject({
+      "x-request-id": "req-42",
+      accept: "application/json",
+    });
   });
 
   it.each([
@@ -58,7 +64,12 @@ describe("callApi", () => {
   it("leaves out query values that are unset, under a base URL with a trailing slash", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "x" }));
     const slashed = { ...settings, API_BASE_URL: `${upstream.url}/v1/` };
-    await callApi(createIncoming(), getThing, { params: { id: "1" }, query: { q: undefined } }, slashed);
+    await callApi(
+      createIncoming(),
+      getThing,
+      { params: { id: "1" }, query: { q: undefined } },
+      slashed,
+    );
     expect(upstream.received[0]!.url).toBe("/v1/things/1");
   });
 
@@ -104,7 +115,12 @@ describe("callApi", () => {
 
   it("refuses input that does not match the call's schema", async () => {
     const failure = await getFailure(
-      callApi(createIncoming(), createThing, { body: { name: 42 } as unknown as { name: string } }, settings),
+      callApi(
+        createIncoming(),
+        createThing,
+        { body: { name: 42 } as unknown as { name: string } },
+        settings,
+      ),
     );
     expect(failure).toEqual({ status: 400, code: "BAD_REQUEST" });
   });
@@ -113,14 +129,20 @@ describe("callApi", () => {
     ["a response that does not match the schema", { id: 1 }],
     ["a response that is not JSON", "not json"],
   ])("answers 502 to %s", async (_case, value) => {
-    upstream.handle((_req, res) => (typeof value === "string" ? res.end(value) : sendJson(res, 200, value)));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    upstream.handle((_req, res) =>
+      typeof value === "string" ? res.end(value) : sendJson(res, 200, value),
+    );
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
+    );
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
   });
 
   it("maps a 404 as the call declares", async () => {
     upstream.handle((_req, res) => sendJson(res, 404, { error: "no such thing" }));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
+    );
     expect(failure).toEqual({ status: 404, code: "NOT_FOUND" });
   });
 
@@ -134,21 +156,27 @@ describe("callApi", () => {
 
   it("answers 502 to a 500 without retrying it", async () => {
     upstream.handle((_req, res) => sendJson(res, 500, {}));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
+    );
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
     expect(upstream.received).toHaveLength(1);
   });
 
   it("retries a GET answered 503 twice, then answers 503", async () => {
     upstream.handle((_req, res) => sendJson(res, 503, {}));
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
+    );
     expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
     expect(upstream.received).toHaveLength(3);
   });
 
   it("succeeds when a retried 503 is followed by an answer", async () => {
     upstream.handle((_req, res) =>
-      upstream.received.length < 2 ? sendJson(res, 503, {}) : sendJson(res, 200, { id: "1", name: "Back" }),
+      upstream.received.length < 2
+        ? sendJson(res, 503, {})
+        : sendJson(res, 200, { id: "1", name: "Back" }),
     );
     const thing = await callApi(createIncoming(), getThing, { params: { id: "1" } }, settings);
     expect(thing.name).toBe("Back");
@@ -168,7 +196,9 @@ describe("callApi", () => {
     upstream.handle(() => {});
     const aborted = upstream.nextAbort();
     const oneSecond = { ...settings, API_TIMEOUT_MS: 1_000 };
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond),
+    );
     expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
     await aborted;
   });
@@ -177,14 +207,18 @@ describe("callApi", () => {
     // A 503 at once, then no answer: only the deadline ends the retry.
     upstream.handle((_req, res) => upstream.received.length === 1 && sendJson(res, 503, {}));
     const oneSecond = { ...settings, API_TIMEOUT_MS: 1_000 };
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond),
+    );
     expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
     expect(upstream.received).toHaveLength(2);
   });
 
   it("answers 503 when the connection is refused", async () => {
     const refused = { ...settings, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, refused));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, refused),
+    );
     expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
   });
 
@@ -193,7 +227,9 @@ describe("callApi", () => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
       res.write('{"id":"1",', () => res.socket?.resetAndDestroy());
     });
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
+    );
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
   });
 
@@ -206,14 +242,18 @@ describe("callApi", () => {
       res.writeHead(200, declared ? { "content-length": body.length } : {});
       res.end(body);
     });
-    const failure = await getFailure(callApi(createIncoming(), getThing, { params: { id: "1" } }, settings));
+    const failure = await getFailure(
+      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
+    );
     expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
   });
 
   it("does not follow a redirect to another origin", async () => {
     const elsewhere = await startUpstream();
     elsewhere.handle((_req, res) => sendJson(res, 200, { id: "1", name: "Elsewhere" }));
-    upstream.handle((_req, res) => res.writeHead(302, { location: `${elsewhere.url}/v1/things/1` }).end());
+    upstream.handle((_req, res) =>
+      res.writeHead(302, { location: `${elsewhere.url}/v1/things/1` }).end(),
+    );
     try {
       const failure = await getFailure(
         callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
@@ -229,7 +269,12 @@ describe("callApi", () => {
     upstream.handle(() => {});
     const aborted = upstream.nextAbort();
     const controller = new AbortController();
-    const call = callApi(createIncoming(controller.signal), getThing, { params: { id: "1" } }, settings);
+    const call = callApi(
+      createIncoming(controller.signal),
+      getThing,
+      { params: { id: "1" } },
+      settings,
+    );
     await expect.poll(() => upstream.received.length).toBe(1);
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: "AbortError" });

@@ -34,7 +34,15 @@ import {
 } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
-const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
+const THING = {
+  id: "1",
+  name: "Anchor",
+  quantity: 1,
+  colour: "red",
+  featured: false,
+  notes: "",
+  version: 1,
+};
 
 const answerThing = (_req: http.IncomingMessage, res: http.ServerResponse) =>
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(THING));
@@ -85,7 +93,11 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       startOpenIdProvider({ appOrigins: [origin] }),
     ]);
     upstream.handle(answerThing);
-    const env = { ...signInEnv(provider, origin), SESSION_REDIS_URL: redis.url, API_BASE_URL: upstream.url };
+    const env = {
+      ...signInEnv(provider, origin),
+      SESSION_REDIS_URL: redis.url,
+      API_BASE_URL: upstream.url,
+    };
     instances = await Promise.all([1, 2].map(() => startServer(env, { cwd })));
     balancer = await startNginx(
       instances.map((instance) => instance.port),
@@ -113,7 +125,8 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     for (let i = 0; i < 4; i++)
       expect(await visitorName(browser, `${balancer.url}/things/1/feature`)).toBe("Ada Lovelace");
     const startedAt = performance.now();
-    for (let i = 0; i < 100; i++) await (await browser.fetch(`${balancer.url}/things/1/edit`)).arrayBuffer();
+    for (let i = 0; i < 100; i++)
+      await (await browser.fetch(`${balancer.url}/things/1/edit`)).arrayBuffer();
     console.log(
       `signed-in page through nginx, sessions in Redis: ${((performance.now() - startedAt) / 100).toFixed(2)} ms each`,
     );
@@ -130,7 +143,8 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     await signInThroughProvider(browser, balancer.url, "bob");
     const stale = new Browser();
     stale.jar(balancer.url).set("session", first);
-    for (let i = 0; i < 2; i++) expect(await visitorName(stale, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++)
+      expect(await visitorName(stale, `${balancer.url}/things/1/edit`)).toBeNull();
 
     const second = browser.jar(balancer.url).get("session")!;
     const signOut = await browser.fetch(`${balancer.url}/auth/sign-out`, {
@@ -141,7 +155,8 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     expect(signOut.status).toBe(303);
     const kept = new Browser();
     kept.jar(balancer.url).set("session", second);
-    for (let i = 0; i < 2; i++) expect(await visitorName(kept, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++)
+      expect(await visitorName(kept, `${balancer.url}/things/1/edit`)).toBeNull();
   });
 
   it.each([
@@ -154,7 +169,9 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     const browser = new Browser();
     await signInThroughProvider(browser, balancer.url, "ada", "/things/1");
     const key = `session:${getSessionId(browser, balancer.url)}`;
-    await withRedisClient(redis.url, async (admin) => admin.set(key, rewrite((await admin.get(key))!)));
+    await withRedisClient(redis.url, async (admin) =>
+      admin.set(key, rewrite((await admin.get(key))!)),
+    );
     for (let i = 0; i < 2; i++)
       expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
     expect((await browser.fetch(guarded)).status).toBe(303);
@@ -199,7 +216,11 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
     const admin = createClient({ url: redis.url });
     await admin.connect();
-    await admin.sendCommand(["EVAL", 'for i = 1, 20000 do redis.call("SET", "k" .. i, i) end', "0"]);
+    await admin.sendCommand([
+      "EVAL",
+      'for i = 1, 20000 do redis.call("SET", "k" .. i, i) end',
+      "0",
+    ]);
     await admin.sendCommand(["SAVE"]);
     admin.destroy();
 
@@ -215,7 +236,9 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       await sleep(100);
       page = await browser.fetch(guarded);
     }
-    console.log(`sessions answered again ${Math.round(performance.now() - readyAt)} ms after Redis loaded`);
+    console.log(
+      `sessions answered again ${Math.round(performance.now() - readyAt)} ms after Redis loaded`,
+    );
     const name = parseHtml(await page.text()).querySelector("header .visitor span")?.textContent;
     expect(name).toBe("Ada Lovelace");
   });
@@ -236,7 +259,11 @@ describe("a freshly started instance with sessions in Redis", () => {
       if (fresh) expectNoServerErrors(fresh, [503]);
     } finally {
       await fresh?.stop();
-      await Promise.all([...proxies.map((proxy) => proxy.close()), redis?.stop(), provider?.close()]);
+      await Promise.all([
+        ...proxies.map((proxy) => proxy.close()),
+        redis?.stop(),
+        provider?.close(),
+      ]);
     }
   });
 
@@ -278,7 +305,11 @@ describe("a freshly started instance with sessions in Redis", () => {
     expect(await firstPage).toBe("Ada Lovelace");
     const ready = await fetch(`${origin}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: "ok", sessions: "ok", upstream: "not configured" });
+    expect(await ready.json()).toEqual({
+      status: "ok",
+      sessions: "ok",
+      upstream: "not configured",
+    });
 
     // Redis lost after that: signed-in pages answer 503 as documented, the instance stays ready.
     await redis.stop();
@@ -301,8 +332,15 @@ describe.each([
     async () => {
       const redis = await startRedis();
       const warn = createThrottledWarning("sessions");
-      const connection = await connectRedis(redis.url, { timeoutMs: 5_000, waitForConnection: true, warn });
-      return { backend: createRedisBackend(connection), close: () => (connection.close(), redis.stop()) };
+      const connection = await connectRedis(redis.url, {
+        timeoutMs: 5_000,
+        waitForConnection: true,
+        warn,
+      });
+      return {
+        backend: createRedisBackend(connection),
+        close: () => (connection.close(), redis.stop()),
+      };
     },
   ],
 ])("sessions %s", (_where, signIns, open) => {
@@ -353,13 +391,20 @@ describe("a token refresh whose lock an instance that died still holds", () => {
 
   it("is made here once the lock runs out, the visitor still signed in", async () => {
     suite.upstream.handle(answerThingsApi(() => true));
-    Object.assign(suite.provider, { subject: { sub: "ada", name: "Ada", roles: ["editor"] }, expiresIn: 1 });
+    Object.assign(suite.provider, {
+      subject: { sub: "ada", name: "Ada", roles: ["editor"] },
+      expiresIn: 1,
+    });
     const browser = new Browser();
     expect((await signInScripted(browser, suite.app)).status).toBe(303);
     // What an instance that took the lock and died leaves behind, for the lock's time (twice OIDC_TIMEOUT_MS).
     const lock = `lock:refresh:${getSessionId(browser, suite.app.url)}`;
-    await withRedisClient(redis.url, (admin) => admin.set(lock, "a dead instance's", { PX: 2_000 }));
-    const refreshes = suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+    await withRedisClient(redis.url, (admin) =>
+      admin.set(lock, "a dead instance's", { PX: 2_000 }),
+    );
+    const refreshes = suite.provider.tokenRequests.filter(
+      (grant) => grant === "refresh_token",
+    ).length;
     // The access token has expired; the refresh token is good.
     await sleep(1_000);
     expect(await visitorName(browser, `${suite.app.url}/things/1/feature`)).toBe("Ada");

@@ -21,7 +21,12 @@ describe("the reference feature's guarded write", () => {
     const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
-    const callback = await signInThroughProvider(browser, suite.app.url, "ada", "/things/1/feature");
+    const callback = await signInThroughProvider(
+      browser,
+      suite.app.url,
+      "ada",
+      "/things/1/feature",
+    );
     expect(callback.headers.get("location")).toBe("/things/1/feature");
     const guarded = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(guarded.status).toBe(200);
@@ -39,8 +44,14 @@ describe("the reference feature's guarded write", () => {
     suite.upstream.handle(answerThingsApi(bearer));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "bob");
-    await expectCataloguePage(await browser.fetch(`${suite.app.url}/things/1/feature`), "FORBIDDEN");
-    await expectCataloguePage(await post(browser, `${suite.app.url}/things/1/feature`), "FORBIDDEN");
+    await expectCataloguePage(
+      await browser.fetch(`${suite.app.url}/things/1/feature`),
+      "FORBIDDEN",
+    );
+    await expectCataloguePage(
+      await post(browser, `${suite.app.url}/things/1/feature`),
+      "FORBIDDEN",
+    );
     expect(suite.upstream.received.filter((request) => request.method === "PUT")).toEqual([]);
   });
 
@@ -65,7 +76,9 @@ describe("the reference feature's guarded write", () => {
     );
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
-    const refreshesBefore = suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+    const refreshesBefore = suite.provider.tokenRequests.filter(
+      (grant) => grant === "refresh_token",
+    ).length;
     expect((await post(browser, `${suite.app.url}/things/1/feature`)).status).toBe(303);
     expect(seen).toHaveLength(2);
     expect(seen[1]).not.toBe(seen[0]);
@@ -88,7 +101,10 @@ describe("the reference feature's guarded write", () => {
     suite.upstream.handle(answerThingsApi(() => false));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
-    await expectCataloguePage(await post(browser, `${suite.app.url}/things/1/feature`), "SIGN_IN_REQUIRED");
+    await expectCataloguePage(
+      await post(browser, `${suite.app.url}/things/1/feature`),
+      "SIGN_IN_REQUIRED",
+    );
     expect(suite.upstream.received.filter((request) => request.method === "PUT")).toHaveLength(2);
   });
 });
@@ -102,7 +118,8 @@ describe("access tokens near their expiry", () => {
 
   beforeAll(() => suite.upstream.handle(answerThingsApi(bearer)));
 
-  const refreshCount = () => suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
+  const refreshCount = () =>
+    suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
 
   it("are refreshed before they expire, once for requests arriving together", async () => {
     const browser = new Browser();
@@ -110,7 +127,9 @@ describe("access tokens near their expiry", () => {
     const before = refreshCount();
     // Within the last quarter of the token's life.
     await sleep(ACCESS_TOKEN_SECONDS * 800);
-    const pages = await Promise.all([1, 2, 3].map(() => browser.fetch(`${suite.app.url}/things/1/feature`)));
+    const pages = await Promise.all(
+      [1, 2, 3].map(() => browser.fetch(`${suite.app.url}/things/1/feature`)),
+    );
     expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
     expect(refreshCount()).toBe(before + 1);
     expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(200);
@@ -127,7 +146,9 @@ describe("access tokens near their expiry", () => {
     const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
-    expect(page.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
+    expect(page.headers.getSetCookie()).toContain(
+      "session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax",
+    );
     const refreshes = refreshCount();
     expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(303);
     expect(refreshCount()).toBe(refreshes);

@@ -13,7 +13,9 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     const callback = await signInThroughProvider(browser, suite.app.url, "ada", "/somewhere?x=1");
     expect(callback.status).toBe(303);
     expect(callback.headers.get("location")).toBe("/somewhere?x=1");
-    const sessionCookie = callback.headers.getSetCookie().find((cookie) => cookie.startsWith("session="));
+    const sessionCookie = callback.headers
+      .getSetCookie()
+      .find((cookie) => cookie.startsWith("session="));
     expect(sessionCookie).toMatch(/; HttpOnly; SameSite=Lax$/);
     expect(sessionCookie).not.toMatch(/Secure/);
 
@@ -21,19 +23,25 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     const html = await home.text();
     const page = parseHtml(html);
     expect(page.querySelector("header .visitor span")?.textContent).toBe("Ada Lovelace");
-    expect(page.querySelector("header form.visitor")?.getAttribute("action")).toBe("/auth/sign-out");
+    expect(page.querySelector("header form.visitor")?.getAttribute("action")).toBe(
+      "/auth/sign-out",
+    );
     expect(page.querySelector("header form.visitor")?.getAttribute("method")).toBe("post");
     expect(html).not.toMatch(/eyJ|access_?token|refresh_?token|id_?token/i);
 
     const signOut = await browser.submit(`${suite.app.url}/`, html, {}, "header form.visitor");
     expect(signOut.status).toBe(303);
-    expect(signOut.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
+    expect(signOut.headers.getSetCookie()).toContain(
+      "session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax",
+    );
     const logoutPage = await browser.follow(signOut.headers.get("location")!);
     expect(logoutPage.url.startsWith(suite.provider.issuer)).toBe(true);
     const confirmed = await browser.submit(logoutPage.url, await logoutPage.response!.text(), {
       logout: "yes",
     });
-    const back = await browser.follow(new URL(confirmed.headers.get("location")!, logoutPage.url).href);
+    const back = await browser.follow(
+      new URL(confirmed.headers.get("location")!, logoutPage.url).href,
+    );
     expect(back.url).toBe(`${suite.app.url}/`);
     const signedOut = parseHtml(await back.response!.text());
     expect(signedOut.querySelector("header a.visitor")?.getAttribute("href")).toBe(
@@ -93,7 +101,9 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     const victim = new Browser();
     const answer = await victim.fetch(callbackUrl);
     await expectCataloguePage(answer, "SIGN_IN_EXPIRED");
-    expect(answer.headers.getSetCookie().some((cookie) => cookie.startsWith("session="))).toBe(false);
+    expect(answer.headers.getSetCookie().some((cookie) => cookie.startsWith("session="))).toBe(
+      false,
+    );
   });
 
   it("refuses a callback replayed with the transaction cookie kept", async () => {
@@ -146,12 +156,16 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
       browser.jar(suite.app.url).set("session", value);
       const home = await browser.fetch(`${suite.app.url}/`);
       expect(home.status).toBe(200);
-      expect(parseHtml(await home.text()).querySelector("header a.visitor")?.textContent).toBe("Sign in");
+      expect(parseHtml(await home.text()).querySelector("header a.visitor")?.textContent).toBe(
+        "Sign in",
+      );
     },
   );
 
   it("shows the provider's refusal as a page with a way back", async () => {
-    const answer = await new Browser().fetch(`${suite.app.url}/auth/callback?error=access_denied&state=x`);
+    const answer = await new Browser().fetch(
+      `${suite.app.url}/auth/callback?error=access_denied&state=x`,
+    );
     await expectCataloguePage(answer, "SIGN_IN_DENIED");
   });
 
@@ -175,9 +189,13 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     const replayed = new Browser();
     replayed.jar(suite.app.url).set("session", copy);
     const home = await replayed.fetch(`${suite.app.url}/`);
-    expect(parseHtml(await home.text()).querySelector("header a.visitor")?.textContent).toBe("Sign in");
+    expect(parseHtml(await home.text()).querySelector("header a.visitor")?.textContent).toBe(
+      "Sign in",
+    );
     // The stale cookie is cleared, so the visitor's next pages may be cached again.
-    expect(home.headers.getSetCookie()).toContain("session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
+    expect(home.headers.getSetCookie()).toContain(
+      "session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax",
+    );
     expect(home.headers.get("cache-control")).toBe("no-store");
     expect((await replayed.fetch(`${suite.app.url}/`)).headers.get("cache-control")).toBe(
       "private, no-cache",
@@ -188,7 +206,9 @@ describe("sign-in with an OpenID Connect provider, without JavaScript", () => {
     const cacheControl = (response: Response) => response.headers.get("cache-control");
     const signedOut = new Browser();
     expect(cacheControl(await signedOut.fetch(`${suite.app.url}/`))).toBe("private, no-cache");
-    expect(cacheControl(await signedOut.fetch(`${suite.app.url}/_root.data`))).toBe("private, no-cache");
+    expect(cacheControl(await signedOut.fetch(`${suite.app.url}/_root.data`))).toBe(
+      "private, no-cache",
+    );
 
     const browser = new Browser();
     const start = await browser.fetch(`${suite.app.url}/auth/sign-in?redirectTo=/`);
@@ -220,8 +240,9 @@ describe("session lifetimes", () => {
   });
 
   const visitorOf = async (browser: Browser) =>
-    parseHtml(await (await browser.fetch(`${suite.app.url}/`)).text()).querySelector("header .visitor span")
-      ?.textContent ?? null;
+    parseHtml(await (await browser.fetch(`${suite.app.url}/`)).text()).querySelector(
+      "header .visitor span",
+    )?.textContent ?? null;
 
   it("end a session left idle", async () => {
     const browser = new Browser();

@@ -213,7 +213,9 @@ describe("the shipped app's budgets, as served by the production build", () => {
     const sources = await Promise.all(
       rootScripts.map(async (url) => (await download(server, url)).toString()),
     );
-    const chunk = sources.map((source) => /"([^"]*web-vitals-\w+\.js)"/.exec(source)?.[1]).find(Boolean);
+    const chunk = sources
+      .map((source) => /"([^"]*web-vitals-\w+\.js)"/.exec(source)?.[1])
+      .find(Boolean);
     expect(chunk, "a dynamic import of the web-vitals chunk").toBeDefined();
     const url = `/build/_shared/${chunk!.split("/").at(-1)}`;
     const size = await gzippedSize(server, [url]);

@@ -35,7 +35,12 @@ describe("each page's rule, the strictest of its routes'", () => {
   it.each([
     ["a child's no-store under a parent's max-age=60", "/faults/cache/no-store", "no-store", false],
     ["the same as single fetch data", "/faults/cache/no-store.data", "no-store", false],
-    ["a child stating no rule under that parent", "/faults/cache/unstated", "private, no-cache", true],
+    [
+      "a child stating no rule under that parent",
+      "/faults/cache/unstated",
+      "private, no-cache",
+      true,
+    ],
     ["the parent's own page, under the layouts", "/faults/cache", "private, no-cache", true],
     ["the home page", "/", "private, no-cache", true],
     ["a page with deferred data", "/later/1", "private, no-cache", false],
@@ -116,7 +121,9 @@ describe("revalidating an anonymous page", () => {
     const darkTag = await getTag("/", { cookie: themeOnly });
     expect(darkTag).toMatch(/^W\//);
     expect(darkTag).not.toBe(await getTag("/"));
-    expect((await get("/", { cookie: themeOnly, "if-none-match": (await getTag("/"))! })).status).toBe(200);
+    expect(
+      (await get("/", { cookie: themeOnly, "if-none-match": (await getTag("/"))! })).status,
+    ).toBe(200);
   });
 });
 
@@ -200,7 +207,9 @@ describe("behind a shared cache (nginx keeping whatever the headers allow for 10
     // nginx asks the app without the browser's If-None-Match when its cache is on for the address.
     const again = await through(visitor, "/", { "if-none-match": tag });
     expect(again.response.status).toBe(200);
-    const nonce = /'nonce-([^']+)'/.exec(again.response.headers.get("content-security-policy")!)![1];
+    const nonce = /'nonce-([^']+)'/.exec(
+      again.response.headers.get("content-security-policy")!,
+    )![1];
     expect(again.html).toContain(`nonce="${nonce}"`);
   });
 });

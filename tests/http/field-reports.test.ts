@@ -25,7 +25,11 @@ const count = async (name: string, labels: Record<string, string>) =>
   total(await scrapeMetrics(server), name, labels);
 
 const post = (path: string, type: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": type, ...headers }, body });
+  fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": type, ...headers },
+    body,
+  });
 
 /** What Firefox 153 posted (report-uri) for an inline script on a page whose address had a code. */
 const firefoxReport = (origin: string) =>
@@ -47,10 +51,15 @@ const firefoxReport = (origin: string) =>
 
 describe("CSP violation reports", () => {
   it("counts and logs Firefox's report-uri shape without the address's query", async () => {
-    const response = await post("/__reports/csp", "application/csp-report", firefoxReport(server.url), {
-      origin: server.url,
-      "sec-fetch-site": "same-origin",
-    });
+    const response = await post(
+      "/__reports/csp",
+      "application/csp-report",
+      firefoxReport(server.url),
+      {
+        origin: server.url,
+        "sec-fetch-site": "same-origin",
+      },
+    );
     expect(response.status).toBe(204);
     const labels = { directive: "script-src-elem", blocked: "inline" };
     expect(await count("csp_violations_total", labels)).toBe(1);
@@ -80,15 +89,25 @@ describe("CSP violation reports", () => {
     );
     try {
       await expect
-        .poll(() => getLogLines(server, "content security policy violation", "/faults/inline-script"))
+        .poll(() =>
+          getLogLines(server, "content security policy violation", "/faults/inline-script"),
+        )
         .toHaveLength(1);
     } finally {
       process.kill(-firefox.pid!, "SIGKILL");
       rmSync(profile, { recursive: true, force: true });
     }
-    const [line] = getLogLines(server, "content security policy violation", "/faults/inline-script");
+    const [line] = getLogLines(
+      server,
+      "content security policy violation",
+      "/faults/inline-script",
+    );
     expect(JSON.parse(line!).violations).toEqual([
-      expect.objectContaining({ directive: "script-src-elem", blocked: "inline", disposition: "enforce" }),
+      expect.objectContaining({
+        directive: "script-src-elem",
+        blocked: "inline",
+        disposition: "enforce",
+      }),
     ]);
     expect(server.output()).not.toContain("firefox-page-code");
     expect(server.output()).not.toContain("fragment");
@@ -114,7 +133,11 @@ describe("CSP violation reports", () => {
       report("eval", "made-up-directive"),
       { type: "deprecation", age: 1, url: server.url, body: { id: "x" } },
     ];
-    const response = await post("/__reports/csp", "application/reports+json", JSON.stringify(batch));
+    const response = await post(
+      "/__reports/csp",
+      "application/reports+json",
+      JSON.stringify(batch),
+    );
     expect(response.status).toBe(204);
     const violations = (directive: string, blocked: string) =>
       count("csp_violations_total", { directive, blocked });
@@ -128,7 +151,8 @@ describe("CSP violation reports", () => {
 });
 
 describe("web vitals", () => {
-  const beacon = (fields: string) => post("/__reports/vitals", "application/x-www-form-urlencoded", fields);
+  const beacon = (fields: string) =>
+    post("/__reports/vitals", "application/x-www-form-urlencoded", fields);
 
   it("records one beacon's vitals per route, in buckets on the published thresholds", async () => {
     const fields = "route=routes%2F_site._index&LCP=3000&INP=120&CLS=0.3&FCP=1000&TTFB=1e2";
@@ -230,7 +254,12 @@ describe("hostile reports", () => {
     ["nested arrays to 64 KB", "application/csp-report", nested(32_000), 400],
     ["not JSON", "application/csp-report", "<csp-report/>", 400],
     ["JSON of another shape", "application/csp-report", '{"report":{}}', 400],
-    ["a batch whose violation has no body", "application/reports+json", '[{"type":"csp-violation"}]', 400],
+    [
+      "a batch whose violation has no body",
+      "application/reports+json",
+      '[{"type":"csp-violation"}]',
+      400,
+    ],
     ["JSON as application/json", "application/json", firefoxReport("x"), 415],
     ["a form", "application/x-www-form-urlencoded", "a=1", 415],
   ])("%s (%s) is refused", async (_name, type, body, status) => {
@@ -281,9 +310,9 @@ describe("hostile reports", () => {
     );
     const statuses = flood.map((response) => response.status);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(20);
-    expect(await count("browser_reports_refused_total", { endpoint: "vitals", reason: "rate_limited" })).toBe(
-      statuses.filter((status) => status === 429).length,
-    );
+    expect(
+      await count("browser_reports_refused_total", { endpoint: "vitals", reason: "rate_limited" }),
+    ).toBe(statuses.filter((status) => status === 429).length);
     expect(
       (await post("/__reports/csp", "application/csp-report", firefoxReport(server.url))).status,
     ).not.toBe(429);

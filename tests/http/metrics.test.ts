@@ -23,7 +23,8 @@ describe("with METRICS_PORT set", () => {
     { cwd: referenceAppBuild, expectedStatuses: [503] },
   );
   const scrape = () => scrapeMetrics(server);
-  const visit = async (path: string, init?: RequestInit) => (await fetch(server.url + path, init)).status;
+  const visit = async (path: string, init?: RequestInit) =>
+    (await fetch(server.url + path, init)).status;
 
   it("shows every request by method, route id and status, with as many routes as the app has", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "A thing" }));
@@ -47,9 +48,13 @@ describe("with METRICS_PORT set", () => {
     expect(total(samples, "http_edge_refusals_total", { reason: "METHOD_NOT_ALLOWED" })).toBe(1);
     expect(total(samples, "http_edge_refusals_total", { reason: "BAD_REQUEST" })).toBe(1);
     const routes = new Set(
-      samples.filter((s) => s.name === "http_request_duration_seconds_count").map((s) => s.labels.route),
+      samples
+        .filter((s) => s.name === "http_request_duration_seconds_count")
+        .map((s) => s.labels.route),
     );
-    console.log(`${routes.size} route labels after 200 different unknown paths: ${[...routes].join(", ")}`);
+    console.log(
+      `${routes.size} route labels after 200 different unknown paths: ${[...routes].join(", ")}`,
+    );
     expect(routes.size).toBeLessThan(8);
   });
 
@@ -99,14 +104,19 @@ describe("with METRICS_PORT set", () => {
 });
 
 describe("without METRICS_PORT", () => {
-  const server = startSuiteServer({ NODE_OPTIONS: loadedModulesOptions }, { cwd: referenceAppBuild });
+  const server = startSuiteServer(
+    { NODE_OPTIONS: loadedModulesOptions },
+    { cwd: referenceAppBuild },
+  );
 
   it("serves no metrics anywhere, and loads neither prom-client nor a Redis client", async () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
     expect(server.output()).not.toContain("/metrics");
     const files = await readLoadedModules(server);
     expect(files.filter((file) => /\/node_modules\/(prom-client|@redis)\//.test(file))).toEqual([]);
-    expect(files.filter((file) => file.includes("/node_modules/react-dom/")).length).toBeGreaterThan(0);
+    expect(
+      files.filter((file) => file.includes("/node_modules/react-dom/")).length,
+    ).toBeGreaterThan(0);
   });
 });
 

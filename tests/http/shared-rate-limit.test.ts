@@ -31,7 +31,8 @@ async function scrape(metricsPort: number) {
   return (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
 }
 
-const countWarnings = (server: RunningServer) => getLogLines(server, "rate limit: Redis failed").length;
+const countWarnings = (server: RunningServer) =>
+  getLogLines(server, "rate limit: Redis failed").length;
 
 /** Until the instance says it counts in Redis: it connects in the background, after it listens. */
 async function untilCountingInRedis(server: RunningServer, times = 1) {
@@ -40,7 +41,8 @@ async function untilCountingInRedis(server: RunningServer, times = 1) {
   expect(count()).toBe(times);
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 describe("two instances sharing one Redis", () => {
   let redis: Redis;
@@ -116,7 +118,8 @@ describe("two instances sharing one Redis", () => {
     for (const instance of instances) await untilCountingInRedis(instance, 2);
     // Redis came back empty: the count starts again, shared again.
     const afterReturn = [];
-    for (let i = 0; i < LIMIT + 1; i++) afterReturn.push((await postTheme(instances[i % 2]!)).status);
+    for (let i = 0; i < LIMIT + 1; i++)
+      afterReturn.push((await postTheme(instances[i % 2]!)).status);
     expect(afterReturn).toEqual([...Array(LIMIT).fill(303), 429]);
   });
 });
@@ -157,7 +160,9 @@ describe("an instance whose Redis stops answering", () => {
     expect(link.connections() - opened).toBe(1);
     redis.resume();
     expect(frozen.map((write) => write.status)).toEqual(Array(20).fill(303));
-    console.log(`writes with Redis frozen took ${frozen.map((write) => write.ms.toFixed(0)).join(", ")} ms`);
+    console.log(
+      `writes with Redis frozen took ${frozen.map((write) => write.ms.toFixed(0)).join(", ")} ms`,
+    );
     await untilCountingInRedis(server, 2);
   });
 });
@@ -189,6 +194,8 @@ describe("an instance whose Redis is not there when it starts", () => {
     await expect.poll(() => countWarnings(server)).toBe(1);
     await redis.start();
     await untilCountingInRedis(server);
-    expect([(await postTheme(server)).status, (await postTheme(server)).status]).toEqual([303, 429]);
+    expect([(await postTheme(server)).status, (await postTheme(server)).status]).toEqual([
+      303, 429,
+    ]);
   });
 });

@@ -77,7 +77,9 @@ describe("POST /preferences/theme", () => {
     const firstPage = parseHtml(await first.text());
     expect(firstPage.documentElement.dataset.theme).toBe("light");
     expect(firstPage.querySelector(".flash[role=status]")?.textContent).toBe("Theme set to Light.");
-    expect(firstPage.querySelector('button[value="light"]')?.getAttribute("aria-pressed")).toBe("true");
+    expect(firstPage.querySelector('button[value="light"]')?.getAttribute("aria-pressed")).toBe(
+      "true",
+    );
     const cleared = getSetCookie(first, "flash");
     expect(cleared).toMatch(/^flash=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax/);
 
@@ -107,7 +109,9 @@ describe("POST /preferences/theme", () => {
     const summaryLink = summary?.querySelector("a");
     expect(summaryLink?.getAttribute("href")).toBe("#theme-form-theme");
     expect(summaryLink?.textContent).toBe("Choose System, Light or Dark.");
-    expect(page.getElementById("theme-form-theme-error")?.textContent).toBe("Choose System, Light or Dark.");
+    expect(page.getElementById("theme-form-theme-error")?.textContent).toBe(
+      "Choose System, Light or Dark.",
+    );
     // The summary's link leads to the first option.
     const firstOption = page.getElementById("theme-form-theme") as HTMLInputElement;
     expect(firstOption.name).toBe("theme");

@@ -53,7 +53,8 @@ async function visit(server: RunningServer, path: string, headers: Record<string
   return response;
 }
 
-const answerThing = () => api.handle((_req, res) => sendJson(res, 200, { id: "1", name: "A thing" }));
+const answerThing = () =>
+  api.handle((_req, res) => sendJson(res, 200, { id: "1", name: "A thing" }));
 
 describe("behind a trusted proxy", () => {
   const server = startSuiteServer(() => ({ API_BASE_URL: api.url, TRUST_PROXY: "true" }), {
@@ -80,7 +81,10 @@ describe("behind a trusted proxy", () => {
 
   it("puts the trace id on every log line of the request, a failed call's too", async () => {
     api.handle((_req, res) => res.writeHead(503).end());
-    const response = await visit(server, "/call/1", { traceparent: TRACEPARENT, "x-request-id": "t-2" });
+    const response = await visit(server, "/call/1", {
+      traceparent: TRACEPARENT,
+      "x-request-id": "t-2",
+    });
     expect(response.status).toBe(503);
     const lines = await readLogLines(server, "t-2", 2);
     expect(lines.map((line) => line.msg)).toEqual([
@@ -99,13 +103,16 @@ describe("behind a trusted proxy", () => {
     ["version 00 with a fifth field", `${TRACEPARENT}-extra`],
     ["two headers", `${TRACEPARENT}, ${TRACEPARENT}`],
     ["text", "hello"],
-  ])("starts a new trace for a traceparent with %s, dropping its tracestate", async (_case, traceparent) => {
-    answerThing();
-    await visit(server, "/call/1", { traceparent, tracestate: TRACESTATE });
-    const sent = readSentTrace();
-    expect(sent.traceId).not.toBe(TRACE_ID);
-    expect(sent.state).toBeUndefined();
-  });
+  ])(
+    "starts a new trace for a traceparent with %s, dropping its tracestate",
+    async (_case, traceparent) => {
+      answerThing();
+      await visit(server, "/call/1", { traceparent, tracestate: TRACESTATE });
+      const sent = readSentTrace();
+      expect(sent.traceId).not.toBe(TRACE_ID);
+      expect(sent.state).toBeUndefined();
+    },
+  );
 
   it("keeps a later version's four fields, as the standard asks", async () => {
     answerThing();
@@ -153,7 +160,13 @@ describe("with no trusted proxy", () => {
   });
 });
 
-type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number };
+type OtlpSpan = {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+};
 type OtlpExport = {
   resourceSpans: {
     resource: { attributes: { key: string; value: { stringValue?: string } }[] };
@@ -166,7 +179,9 @@ async function collectSpans(count: number) {
   const read = () => {
     const exports = collector.received.map((request) => JSON.parse(request.body) as OtlpExport);
     const spans = exports.flatMap((batch) =>
-      batch.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)),
+      batch.resourceSpans.flatMap((resource) =>
+        resource.scopeSpans.flatMap((scope) => scope.spans),
+      ),
     );
     return { exports, spans };
   };

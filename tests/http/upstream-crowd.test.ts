@@ -82,7 +82,9 @@ describe.each([
       `${VISITORS} visitors on ${page}, deadline ${DEADLINE_MS} ms; the crowd's figures are from ` +
         `${(windowStart - startedAt).toFixed(0)} ms after they came until the last answer\n` +
         Object.entries(figures)
-          .map(([name, [idle, crowd]]) => `${name.padEnd(48)} idle ${idle!.padEnd(14)} crowd ${crowd}`)
+          .map(
+            ([name, [idle, crowd]]) => `${name.padEnd(48)} idle ${idle!.padEnd(14)} crowd ${crowd}`,
+          )
           .join("\n"),
     );
 
@@ -99,7 +101,8 @@ it("ends the calls whose deadlines pass in one turn four per turn: each ending r
   const deadlines = Array.from({ length: VISITORS }, () => startDeadline(null, 10));
   let turn = 0;
   const endedInTurn: number[] = [];
-  for (const { signal } of deadlines) signal.addEventListener("abort", () => endedInTurn.push(turn));
+  for (const { signal } of deadlines)
+    signal.addEventListener("abort", () => endedInTurn.push(turn));
   const countTurns = () => {
     turn++;
     if (endedInTurn.length < VISITORS) setImmediate(countTurns);
@@ -119,7 +122,9 @@ function get(url: string) {
       .get(url, { agent: false }, (response) => {
         let body = "";
         response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
-        response.on("end", () => resolve({ status: response.statusCode!, body, endedAt: performance.now() }));
+        response.on("end", () =>
+          resolve({ status: response.statusCode!, body, endedAt: performance.now() }),
+        );
       })
       .on("error", reject);
   });

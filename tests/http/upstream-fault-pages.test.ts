@@ -1,7 +1,11 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildReferenceApp, expectCataloguePage, referenceAppBuild } from "../support/reference-app";
+import {
+  buildReferenceApp,
+  expectCataloguePage,
+  referenceAppBuild,
+} from "../support/reference-app";
 import { getLogLines, startSuiteServer, untilLoggedSoFar } from "../support/server";
 import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
@@ -39,7 +43,10 @@ function postForm(url: string, fields: Record<string, string> = {}) {
 }
 
 describe("a page whose call gets a broken answer", () => {
-  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild, expectedStatuses: EXPECTED_STATUSES });
+  const server = startSuiteServer(serverEnv, {
+    cwd: referenceAppBuild,
+    expectedStatuses: EXPECTED_STATUSES,
+  });
 
   it.each<[string, string | Buffer]>([
     ["a garbage status line", `FOO BAR BAZ\r\n\r\n${THING}`],
@@ -59,7 +66,9 @@ describe("a page whose call gets a broken answer", () => {
     [
       "six stacked Content-Encodings",
       Buffer.concat([
-        Buffer.from("HTTP/1.1 200 OK\r\nContent-Encoding: gzip, gzip, gzip, gzip, gzip, gzip\r\n\r\n"),
+        Buffer.from(
+          "HTTP/1.1 200 OK\r\nContent-Encoding: gzip, gzip, gzip, gzip, gzip, gzip\r\n\r\n",
+        ),
         [1, 2, 3, 4, 5, 6].reduce((body) => zlib.gzipSync(body), Buffer.from(THING)),
       ]),
     ],
@@ -90,7 +99,10 @@ describe("a page whose call gets a broken answer", () => {
 });
 
 describe("a page whose call finds the API busy or unreachable", () => {
-  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild, expectedStatuses: EXPECTED_STATUSES });
+  const server = startSuiteServer(serverEnv, {
+    cwd: referenceAppBuild,
+    expectedStatuses: EXPECTED_STATUSES,
+  });
 
   it("shows the 503 page for a 429, after retrying the read", async () => {
     upstream.handle((_req, res) => sendJson(res, 429, {}));
@@ -112,7 +124,10 @@ describe("a page whose call finds the API busy or unreachable", () => {
 
   it("never replays a DELETE whose connection was reset after the API read it", async () => {
     upstream.handleRaw((socket) => socket.resetAndDestroy());
-    await expectCataloguePage(await postForm(`${server.url}/faults/delete/1`), "UPSTREAM_UNAVAILABLE");
+    await expectCataloguePage(
+      await postForm(`${server.url}/faults/delete/1`),
+      "UPSTREAM_UNAVAILABLE",
+    );
     expect(upstream.received).toMatchObject([{ method: "DELETE", url: "/things/1" }]);
   });
 
@@ -133,13 +148,18 @@ describe("a page whose call finds the API busy or unreachable", () => {
 });
 
 describe("the retry budget of one instance", () => {
-  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild, expectedStatuses: EXPECTED_STATUSES });
+  const server = startSuiteServer(serverEnv, {
+    cwd: referenceAppBuild,
+    expectedStatuses: EXPECTED_STATUSES,
+  });
 
   it("keeps a failing API's load to about 1.1 times the visits", async () => {
     upstream.handle((_req, res) => sendJson(res, 503, {}));
     const visits = 100;
     for (let batch = 0; batch < visits / 10; batch++) {
-      const pages = await Promise.all(Array.from({ length: 10 }, () => fetch(`${server.url}/call/1`)));
+      const pages = await Promise.all(
+        Array.from({ length: 10 }, () => fetch(`${server.url}/call/1`)),
+      );
       expect(pages.map((page) => page.status)).toEqual(Array(10).fill(503));
     }
     const load = upstream.received.length / visits;
@@ -186,7 +206,9 @@ describe("headers", () => {
     expect(Object.keys(upstream.received[0]!.headers).sort()).toEqual(
       ["accept", "accept-encoding", "connection", "host", "traceparent", "x-request-id"].sort(),
     );
-    expect(upstream.received[0]!.headers.traceparent).not.toContain("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(upstream.received[0]!.headers.traceparent).not.toContain(
+      "4bf92f3577b34da6a3ce929d0e0e4736",
+    );
   });
 });
 
@@ -220,7 +242,9 @@ describe("a streamed page whose data is pending", () => {
     expect(body()).toContain("Waiting for the thing");
     expect(body()).toContain("</html>");
     await untilLoggedSoFar(server);
-    expect(readLines("stalled-1")).toMatchObject([{ level: 40, msg: "render stopped at its deadline" }]);
+    expect(readLines("stalled-1")).toMatchObject([
+      { level: 40, msg: "render stopped at its deadline" },
+    ]);
   });
 
   it("logs one departure at info level when the visitor leaves, and cancels the call", async () => {

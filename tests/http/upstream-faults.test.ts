@@ -7,7 +7,13 @@ import { callApi, onCallOutcome, type CallOutcomeEvent } from "~/api/client.serv
 import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
 import { createThingOnce, deleteThing, getLooseThing } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
-import { answerRaw, getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
+import {
+  answerRaw,
+  getClosedPort,
+  sendJson,
+  startUpstream,
+  type Upstream,
+} from "../support/upstream";
 
 // callApi against an API that misbehaves, down to the bytes on the wire.
 
@@ -94,7 +100,10 @@ describe("an answer that breaks HTTP", () => {
     ["bare LF line ends", `HTTP/1.1 200 OK\n${LENGTH}\n\n${THING}`],
     ["a status line of 100 KB", head(`HTTP/1.1 200 ${"O".repeat(100_000)}`, LENGTH) + THING],
     ["a status code of 999", head("HTTP/1.1 999 Odd", "Content-Length: 0")],
-    ["an HTTP/2 preface", Buffer.from("000012040000000000000300000064000400100000000600004000", "hex")],
+    [
+      "an HTTP/2 preface",
+      Buffer.from("000012040000000000000300000064000400100000000600004000", "hex"),
+    ],
     ["a status line cut short, then the connection closed", "HTTP/1.1 20"],
     ["headers cut short, then a reset", resetAfter(`HTTP/1.1 200 OK\r\n${LENGTH}\r\n`)],
     ["a body cut short, then a reset", resetAfter(head("HTTP/1.1 200 OK", LENGTH) + '{"id"')],
@@ -111,7 +120,11 @@ describe("an answer that breaks HTTP", () => {
     ["a coding it did not ask for", "zstd", Buffer.from(THING)],
     ["gzip that is not gzip", "gzip", Buffer.from(THING)],
   ])("is a bad answer at once, without a retry: %s", async (_case, coding, body) => {
-    const answer = head("HTTP/1.1 200 OK", `Content-Encoding: ${coding}`, `Content-Length: ${body.length}`);
+    const answer = head(
+      "HTTP/1.1 200 OK",
+      `Content-Encoding: ${coding}`,
+      `Content-Length: ${body.length}`,
+    );
     upstream.handleRaw(answerRaw(answer, body));
     expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
     expect(upstream.received).toHaveLength(1);
@@ -174,7 +187,10 @@ describe("an answer that never ends", () => {
 describe("an answer HTTP allows, however unusual", () => {
   it.each([
     ["100 Continue, then 200", head("HTTP/1.1 100 Continue")],
-    ["103 Early Hints, then 200", head("HTTP/1.1 103 Early Hints", "Link: </style.css>; rel=preload")],
+    [
+      "103 Early Hints, then 200",
+      head("HTTP/1.1 103 Early Hints", "Link: </style.css>; rel=preload"),
+    ],
   ])("is read: %s", async (_case, interim) => {
     upstream.handleRaw(answerRaw(interim, head("HTTP/1.1 200 OK", LENGTH, CLOSE), THING));
     expect(await getOne()).toEqual({ id: "1", name: "Thing" });
@@ -189,7 +205,9 @@ describe("an answer HTTP allows, however unusual", () => {
     ["br", zlib.brotliCompressSync(THING)],
     ["identity", Buffer.from(THING)],
   ])("is decoded from %s", async (coding, body) => {
-    upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", `Content-Encoding: ${coding}`, CLOSE), body));
+    upstream.handleRaw(
+      answerRaw(head("HTTP/1.1 200 OK", `Content-Encoding: ${coding}`, CLOSE), body),
+    );
     expect(await getOne()).toEqual({ id: "1", name: "Thing" });
     expect(upstream.received[0]!.headers["accept-encoding"]).toBe("gzip, deflate, br");
   });
@@ -201,7 +219,9 @@ describe("a connection that fails", () => {
     ["a write, since nothing reached the API", createThing, { body: { name: "x" } }],
   ] as const)("is retried when refused, for %s, then unavailable", async (_case, call, input) => {
     const refused = { ...settings, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
-    expect(await getFailure(callApi(createIncoming(), call, input as never, refused))).toEqual(UNAVAILABLE);
+    expect(await getFailure(callApi(createIncoming(), call, input as never, refused))).toEqual(
+      UNAVAILABLE,
+    );
     expect(outcomes()).toEqual(["retry", "retry", "unavailable"]);
   });
 
@@ -233,7 +253,9 @@ describe("a connection that fails", () => {
     ["POST", createThing, { body: { name: "x" } }],
   ] as const)("never replays a %s the API may have read", async (_case, call, input) => {
     upstream.handleRaw((socket) => socket.resetAndDestroy());
-    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(UNAVAILABLE);
+    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(
+      UNAVAILABLE,
+    );
     expect(upstream.received).toHaveLength(1);
     expect(outcomes()).toEqual(["unavailable"]);
   });
@@ -244,12 +266,19 @@ describe("a connection that fails", () => {
         ? socket.resetAndDestroy()
         : answerRaw(head("HTTP/1.1 201 Created", LENGTH, CLOSE), THING)(socket),
     );
-    const created = await callApi(createIncoming(), createThingOnce, { body: { name: "x" } }, settings);
+    const created = await callApi(
+      createIncoming(),
+      createThingOnce,
+      { body: { name: "x" } },
+      settings,
+    );
     expect(created).toEqual({ id: "1", name: "Thing" });
     const keys = upstream.received.map((request) => request.headers["idempotency-key"]);
     expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(1);
-    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(keys[0]).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(outcomes()).toEqual(["retry", "retry", "ok"]);
   });
 
@@ -268,26 +297,32 @@ describe("a kept-alive connection left idle", () => {
   it.each([
     ["a second before the timeout the API announces", { "keep-alive": "timeout=2" }],
     ["after 4 s when the API announces none", {}],
-  ])("is closed by the app %s, so no write goes out on one the API is dropping", async (_case, hint) => {
-    const api = http.createServer((req, res) =>
-      req.resume().on("end", () => sendJson(res, 200, { id: "1", name: "Thing" }, hint)),
-    );
-    // This API never closes an idle connection itself, and announces only what `hint` says.
-    api.keepAliveTimeout = 0;
-    const connections: Promise<unknown>[] = [];
-    api.on("connection", (socket: Socket) => connections.push(once(socket, "close")));
-    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
-    const local = { ...settings, API_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}` };
-    try {
-      await callApi(createIncoming(), getThing, { params: { id: "1" } }, local);
-      await connections[0];
-      await callApi(createIncoming(), createThing, { body: { name: "x" } }, local);
-      expect(connections).toHaveLength(2);
-    } finally {
-      api.closeAllConnections();
-      api.close();
-    }
-  });
+  ])(
+    "is closed by the app %s, so no write goes out on one the API is dropping",
+    async (_case, hint) => {
+      const api = http.createServer((req, res) =>
+        req.resume().on("end", () => sendJson(res, 200, { id: "1", name: "Thing" }, hint)),
+      );
+      // This API never closes an idle connection itself, and announces only what `hint` says.
+      api.keepAliveTimeout = 0;
+      const connections: Promise<unknown>[] = [];
+      api.on("connection", (socket: Socket) => connections.push(once(socket, "close")));
+      await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+      const local = {
+        ...settings,
+        API_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+      };
+      try {
+        await callApi(createIncoming(), getThing, { params: { id: "1" } }, local);
+        await connections[0];
+        await callApi(createIncoming(), createThing, { body: { name: "x" } }, local);
+        expect(connections).toHaveLength(2);
+      } finally {
+        api.closeAllConnections();
+        api.close();
+      }
+    },
+  );
 });
 
 describe("a status that says the API is busy or failing", () => {
@@ -304,7 +339,12 @@ describe("a status that says the API is busy or failing", () => {
 
   it("is retried for a PUT", async () => {
     upstream.handle((_req, res) => sendJson(res, 503, {}));
-    const call = callApi(createIncoming(), sendNote, { params: { id: "1" }, body: { note: "x" } }, settings);
+    const call = callApi(
+      createIncoming(),
+      sendNote,
+      { params: { id: "1" }, body: { note: "x" } },
+      settings,
+    );
     expect(await getFailure(call)).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(3);
   });
@@ -314,7 +354,9 @@ describe("a status that says the API is busy or failing", () => {
     ["DELETE", deleteThing, { params: { id: "1" } }],
   ] as const)("is not retried for a %s without an idempotency key", async (_case, call, input) => {
     upstream.handle((_req, res) => sendJson(res, 429, {}));
-    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(UNAVAILABLE);
+    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(
+      UNAVAILABLE,
+    );
     expect(upstream.received).toHaveLength(1);
   });
 
@@ -431,15 +473,22 @@ describe("the retry budget", () => {
 });
 
 describe("JSON nesting", () => {
-  const getLoose = () => callApi(createIncoming(), getLooseThing, { params: { id: "1" } }, settings);
+  const getLoose = () =>
+    callApi(createIncoming(), getLooseThing, { params: { id: "1" } }, settings);
   const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 
   // The object around `extra` is one level: `extra` may nest 63 more.
   it.each([
     ["100,000 deep", `{"id":"1","extra":${nested(100_000)}}`],
     ["65 deep, one past the limit", `{"id":"1","extra":${nested(64)}}`],
-    ["65 deep after a string ending in an escaped backslash", `{"id":"\\\\","extra":${nested(64)}}`],
-    ["65 deep in objects and arrays mixed", `{"id":"1","extra":${'[{"a":'.repeat(32)}1${"}]".repeat(32)}}`],
+    [
+      "65 deep after a string ending in an escaped backslash",
+      `{"id":"\\\\","extra":${nested(64)}}`,
+    ],
+    [
+      "65 deep in objects and arrays mixed",
+      `{"id":"1","extra":${'[{"a":'.repeat(32)}1${"}]".repeat(32)}}`,
+    ],
   ])("is refused as a bad answer when %s", async (_case, body) => {
     settings.API_MAX_RESPONSE_BYTES = 1_000_000;
     upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK"), body));
@@ -453,7 +502,11 @@ describe("JSON nesting", () => {
       `{"id":"[[[[\\"[[[","extra":${"[".repeat(63)}"]]]{{{"${"]".repeat(63)}}`,
       '[[[["[[[',
     ],
-    ["siblings, which do not add up", `{"id":"1","extra":[${nested(62)},${nested(62)},${nested(62)}]}`, "1"],
+    [
+      "siblings, which do not add up",
+      `{"id":"1","extra":[${nested(62)},${nested(62)},${nested(62)}]}`,
+      "1",
+    ],
   ])("is accepted up to 64 deep: %s", async (_case, body, id) => {
     upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", CLOSE), body));
     expect(await getLoose()).toMatchObject({ id });
@@ -478,7 +531,12 @@ describe("outcome events", () => {
     await getFailure(getOne());
     settings.API_TIMEOUT_MS = DEADLINE_MS;
     const visitor = new AbortController();
-    const call = callApi(createIncoming(visitor.signal), getThing, { params: { id: "1" } }, settings);
+    const call = callApi(
+      createIncoming(visitor.signal),
+      getThing,
+      { params: { id: "1" } },
+      settings,
+    );
     await expect.poll(() => upstream.received.length).toBe(2);
     visitor.abort();
     await expect(call).rejects.toMatchObject({ name: "AbortError" });

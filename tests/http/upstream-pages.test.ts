@@ -73,7 +73,9 @@ describe("a loader making a call", () => {
     [
       "a reset in the middle of the body",
       (res) =>
-        res.writeHead(200, { "content-length": "100" }).write('{"id":', () => res.socket?.resetAndDestroy()),
+        res
+          .writeHead(200, { "content-length": "100" })
+          .write('{"id":', () => res.socket?.resetAndDestroy()),
       "UPSTREAM_BAD_RESPONSE",
       1,
     ],
@@ -143,7 +145,9 @@ describe("a page with deferred data", () => {
   });
 
   it("is sent whole to a crawler, which should see the finished page", async () => {
-    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, { id: "1", name: "Finished" }), 100));
+    upstream.handle((_req, res) =>
+      setTimeout(() => sendJson(res, 200, { id: "1", name: "Finished" }), 100),
+    );
     const response = await fetch(`${server.url}/later/1`, {
       headers: {
         "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
@@ -159,9 +163,9 @@ describe("a page with deferred data", () => {
 describe("a crash", () => {
   it("is logged with the request it happened in, and the process exits 1", async () => {
     const crashing = await startServer(serverEnv, { cwd: fixtureBuild });
-    const visitor = fetch(`${crashing.url}/crash`, { headers: { "x-request-id": "crash-1" } }).catch(
-      (error: unknown) => error,
-    );
+    const visitor = fetch(`${crashing.url}/crash`, {
+      headers: { "x-request-id": "crash-1" },
+    }).catch((error: unknown) => error);
     expect(await crashing.exited).toBe(1);
     expect(await visitor).toBeInstanceOf(Error);
     const [fatal] = getLogLines(crashing, '"level":60');

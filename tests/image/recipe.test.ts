@@ -60,22 +60,37 @@ const at = (root: string, file: string) => path.join(root, path.posix.resolve("/
 /** The build context: tracked and new files of the working tree, less what .dockerignore keeps out. */
 function createContext(dir: string) {
   const ignored = createDockerignore(readFileSync(path.join(projectRoot, ".dockerignore"), "utf8"));
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: projectRoot,
-    encoding: "utf8",
-  }).split("\0");
+  const files = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    {
+      cwd: projectRoot,
+      encoding: "utf8",
+    },
+  ).split("\0");
   for (const file of files)
     if (file && !ignored(file) && existsSync(path.join(projectRoot, file)))
       cpSync(path.join(projectRoot, file), path.join(dir, file));
 }
 
-function replayStage(stage: Stage, root: string, roots: Record<string, string>, context: string): Container {
+function replayStage(
+  stage: Stage,
+  root: string,
+  roots: Record<string, string>,
+  context: string,
+): Container {
   const bin = at(root, "/usr/local/bin");
   mkdirSync(bin, { recursive: true });
   cpSync(getImageNode(), path.join(bin, "node"));
   symlinkSync(getImageNpm(), path.join(bin, "npm"));
   // Remix's globals declare NODE_ENV always set; a stage has only what its ENV lines say.
-  const container: Container = { root, workdir: "/", env: {} as NodeJS.ProcessEnv, cmd: [], healthcheck: [] };
+  const container: Container = {
+    root,
+    workdir: "/",
+    env: {} as NodeJS.ProcessEnv,
+    cmd: [],
+    healthcheck: [],
+  };
   const getEnvironment = () => ({
     ...Object.fromEntries(
       hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
@@ -184,11 +199,15 @@ describe("the Dockerfile's recipe", () => {
     const workdir = at(runtime.root, runtime.workdir);
     expect(existsSync(path.join(workdir, "node_modules/express"))).toBe(true);
     expect(existsSync(path.join(workdir, "node_modules/vitest"))).toBe(false);
-    console.log(execFileSync("du", ["-sh", ...readdirSync(workdir)], { cwd: workdir, encoding: "utf8" }));
+    console.log(
+      execFileSync("du", ["-sh", ...readdirSync(workdir)], { cwd: workdir, encoding: "utf8" }),
+    );
   });
 
   it("runs the server as an unprivileged user, and its HEALTHCHECK passes", () => {
-    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))?.[1];
+    const uid = /^Uid:\s+(\d+)/m.exec(
+      readFileSync(`/proc/${server.child.pid}/status`, "utf8"),
+    )?.[1];
     expect(uid).not.toBe("0");
     expect(healthcheck()).toBe(0);
   });
@@ -197,7 +216,7 @@ describe("the Dockerfile's recipe", () => {
     const page = await fetch(`${server.url}/`);
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain(`<h1>${APP_NAME}</h1>`);
+    expect(html).toContain(`<h1 translate="no">${APP_NAME}</h1>`);
     const script = /"(\/build\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeDefined();
     expect((await fetch(`${server.url}${script}`)).status).toBe(200);

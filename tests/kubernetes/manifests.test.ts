@@ -52,7 +52,14 @@ const KINDS = [
 const mebibytes = (quantity: string | number | undefined) => {
   const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|k|M|G)?$/.exec(String(quantity));
   if (!match) throw new Error(`not a memory quantity: ${quantity}`);
-  const factor = { Ki: 1 / 1024, Mi: 1, Gi: 1024, k: 1e3 / 2 ** 20, M: 1e6 / 2 ** 20, G: 1e9 / 2 ** 20 };
+  const factor = {
+    Ki: 1 / 1024,
+    Mi: 1,
+    Gi: 1024,
+    k: 1e3 / 2 ** 20,
+    M: 1e6 / 2 ** 20,
+    G: 1e9 / 2 ** 20,
+  };
   return Number(match[1]) * (match[2] ? factor[match[2] as keyof typeof factor] : 1 / 2 ** 20);
 };
 const millicores = (quantity: string | number | undefined) =>
@@ -60,7 +67,12 @@ const millicores = (quantity: string | number | undefined) =>
 
 function getPeer(url: string) {
   const { hostname, port, protocol } = new URL(url);
-  const defaults: Record<string, number> = { "http:": 80, "https:": 443, "redis:": 6379, "rediss:": 6379 };
+  const defaults: Record<string, number> = {
+    "http:": 80,
+    "https:": 443,
+    "redis:": 6379,
+    "rediss:": 6379,
+  };
   return { url, hostname, port: port ? Number(port) : defaults[protocol]! };
 }
 
@@ -97,7 +109,11 @@ describe.each(overlays)("the %s overlay", (overlay) => {
 
   it("probes liveness and start-up on /healthz and readiness on /readyz, on the app's port", () => {
     const probes = [container.startupProbe, container.livenessProbe, container.readinessProbe];
-    expect(probes.map((probe) => probe?.httpGet?.path)).toEqual(["/healthz", "/healthz", "/readyz"]);
+    expect(probes.map((probe) => probe?.httpGet?.path)).toEqual([
+      "/healthz",
+      "/healthz",
+      "/readyz",
+    ]);
     for (const probe of probes) expect(probe?.httpGet?.port).toBe("http");
     // Otherwise an API slower than the probe but within its deadline would take pods out.
     expect(container.readinessProbe!.timeoutSeconds! * 1000).toBeGreaterThan(config.API_TIMEOUT_MS);
@@ -105,7 +121,9 @@ describe.each(overlays)("the %s overlay", (overlay) => {
 
   it("gives liveness the wait docs/kubernetes.md's crowd was measured against, and several misses", () => {
     const read = (file: string) => readFileSync(path.join(projectRoot, file), "utf8");
-    const measuredAgainst = /slower than the liveness probe's (\d+) s/.exec(read("docs/kubernetes.md"))?.[1];
+    const measuredAgainst = /slower than the liveness probe's (\d+) s/.exec(
+      read("docs/kubernetes.md"),
+    )?.[1];
     const benchWait = /CROWD_PROBE_MS \?\? ([\d_]+)/.exec(read("tests/bench/crowd.ts"))?.[1];
     expect(container.livenessProbe!.timeoutSeconds).toBe(Number(measuredAgainst));
     expect(Number(benchWait?.replaceAll("_", ""))).toBe(Number(measuredAgainst) * 1000);
@@ -128,7 +146,8 @@ describe.each(overlays)("the %s overlay", (overlay) => {
 
   it("keeps metrics off the public Service, and tells Prometheus where to scrape each pod", () => {
     const service = findObject<IService>(objects, "Service");
-    for (const port of service.spec!.ports!) expect([config.PORT, "http"]).toContain(port.targetPort);
+    for (const port of service.spec!.ports!)
+      expect([config.PORT, "http"]).toContain(port.targetPort);
     expect(pod.metadata!.annotations).toMatchObject({
       "prometheus.io/scrape": "true",
       "prometheus.io/port": String(config.METRICS_PORT),
@@ -214,10 +233,16 @@ describe.each(overlays)("the %s overlay", (overlay) => {
       expect(isPlaceholder, `${key} in secrets.env.example is a placeholder`).toBe(true);
     }
     const secretsFile = `kubernetes/overlays/${overlay}/secrets.env`;
-    const gitIgnores = spawnSync("git", ["check-ignore", "-q", secretsFile], { cwd: projectRoot }).status;
+    const gitIgnores = spawnSync("git", ["check-ignore", "-q", secretsFile], {
+      cwd: projectRoot,
+    }).status;
     expect(gitIgnores, `git ignores ${secretsFile}`).toBe(0);
-    const dockerignore = createDockerignore(readFileSync(path.join(projectRoot, ".dockerignore"), "utf8"));
-    expect(dockerignore(secretsFile), `.dockerignore keeps ${secretsFile} out of the image`).toBe(true);
+    const dockerignore = createDockerignore(
+      readFileSync(path.join(projectRoot, ".dockerignore"), "utf8"),
+    );
+    expect(dockerignore(secretsFile), `.dockerignore keeps ${secretsFile} out of the image`).toBe(
+      true,
+    );
 
     const files = execFileSync(
       "git",
@@ -240,7 +265,9 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     const image = /docker build -t (\S+) \./.exec(
       readFileSync(path.join(projectRoot, "docs/image.md"), "utf8"),
     )![1]!;
-    const base = parse(readFileSync(path.join(kubernetesDir, "base/deployment.yaml"), "utf8")) as IDeployment;
+    const base = parse(
+      readFileSync(path.join(kubernetesDir, "base/deployment.yaml"), "utf8"),
+    ) as IDeployment;
     expect(base.spec!.template.spec!.containers[0]!.image).toBe(image);
     const kustomization = parse(
       readFileSync(path.join(kubernetesDir, "overlays", overlay, "kustomization.yaml"), "utf8"),
@@ -278,9 +305,9 @@ describe.each(overlays)("the %s overlay", (overlay) => {
     );
     expect(deployment.spec!.selector.matchLabels).toEqual(labels);
     expect(findObject<IService>(objects, "Service").spec!.selector).toEqual(labels);
-    expect(findObject<INetworkPolicy>(objects, "NetworkPolicy").spec!.podSelector!.matchLabels).toEqual(
-      labels,
-    );
+    expect(
+      findObject<INetworkPolicy>(objects, "NetworkPolicy").spec!.podSelector!.matchLabels,
+    ).toEqual(labels);
   });
 
   it("lets in the ingress controller's namespace to the app's port and one namespace to the metrics port, no one else", () => {
@@ -320,14 +347,19 @@ describe.each(overlays)("the %s overlay", (overlay) => {
       const namespace = /^[^.]+\.([^.]+)\.svc(\.|$)/.exec(peer.hostname)?.[1];
       const reaching = egress.filter(
         (rule) =>
-          rule.ports!.some((port) => port.port === peer.port && (port.protocol ?? "TCP") === "TCP") &&
-          rule.to!.some((to) => (namespace ? namespaceOf(to) === namespace : to.ipBlock !== undefined)),
+          rule.ports!.some(
+            (port) => port.port === peer.port && (port.protocol ?? "TCP") === "TCP",
+          ) &&
+          rule.to!.some((to) =>
+            namespace ? namespaceOf(to) === namespace : to.ipBlock !== undefined,
+          ),
       );
       expect(reaching.length, `a rule lets out to ${peer.url}`).toBeGreaterThan(0);
     }
     const peerPorts = new Set(peers.map((peer) => peer.port));
     for (const rule of egress.filter((rule) => !isDns(rule)))
-      for (const port of rule.ports!) expect(peerPorts, `port ${port.port} is a peer's`).toContain(port.port);
+      for (const port of rule.ports!)
+        expect(peerPorts, `port ${port.port} is a peer's`).toContain(port.port);
   });
 });
 
@@ -335,7 +367,8 @@ describe.each(["base", ...overlays])("the autoscaler of %s", (name) => {
   it("scales on a resource's utilisation only of pods that request it", () => {
     const objects = name === "base" ? renderBase() : renderOverlay(name);
     const autoscaler = findObject<IHorizontalPodAutoscaler>(objects, "HorizontalPodAutoscaler");
-    const containers = findObject<IDeployment>(objects, "Deployment").spec!.template.spec!.containers;
+    const containers = findObject<IDeployment>(objects, "Deployment").spec!.template.spec!
+      .containers;
     const utilisations = (autoscaler.spec!.metrics ?? []).filter(
       (metric) => metric.type === "Resource" && metric.resource!.target.type === "Utilization",
     );
@@ -360,7 +393,10 @@ describe("validation against the Kubernetes API's schema", () => {
     };
     const errors = findSchemaErrors([
       broken("wrong-type", (copy) => Object.assign(copy.spec!, { replicas: "three" })),
-      broken("no-name", (copy) => delete (copy.spec!.template.spec!.containers[0] as { name?: string }).name),
+      broken(
+        "no-name",
+        (copy) => delete (copy.spec!.template.spec!.containers[0] as { name?: string }).name,
+      ),
       broken("misspelt", (copy) =>
         Object.assign(copy.spec!.template.spec!.containers[0]!.securityContext!, {
           readOnlyRootFileSystem: true,

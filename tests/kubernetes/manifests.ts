@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import ts from "typescript";
@@ -41,7 +49,9 @@ function getKubectl() {
   const kubectl = process.env.KUBECTL_PATH || "kubectl";
   const found = path.isAbsolute(kubectl)
     ? existsSync(kubectl)
-    : (process.env.PATH ?? "").split(path.delimiter).some((dir) => existsSync(path.join(dir, kubectl)));
+    : (process.env.PATH ?? "")
+        .split(path.delimiter)
+        .some((dir) => existsSync(path.join(dir, kubectl)));
   if (!found)
     throw new Error(
       `${kubectl} not found (the Kubernetes tests render kubernetes/overlays/ with \`kubectl kustomize\`): install kubectl 1.27 or newer, or set KUBECTL_PATH.`,
@@ -67,12 +77,18 @@ export function readSecretsExample(overlay: string) {
  * `kubectl kustomize` of an overlay, as an operator runs it: from a copy of kubernetes/ whose
  * secrets.env holds `secrets` (the example's placeholders unless given).
  */
-export function renderOverlay(overlay: string, secrets = readSecretsExample(overlay)): KubernetesObject[] {
+export function renderOverlay(
+  overlay: string,
+  secrets = readSecretsExample(overlay),
+): KubernetesObject[] {
   const kubectl = getKubectl();
   const copy = mkdtempSync(path.join(os.tmpdir(), "kubernetes-"));
   try {
     // An operator's own secrets.env stays where it is.
-    cpSync(kubernetesDir, copy, { recursive: true, filter: (file) => path.basename(file) !== "secrets.env" });
+    cpSync(kubernetesDir, copy, {
+      recursive: true,
+      filter: (file) => path.basename(file) !== "secrets.env",
+    });
     const lines = Object.entries(secrets).map(([key, value]) => `${key}=${value}\n`);
     writeFileSync(path.join(copy, "overlays", overlay, "secrets.env"), lines.join(""));
     const yaml = execFileSync(kubectl, ["kustomize", path.join(copy, "overlays", overlay)], {
@@ -105,7 +121,8 @@ export function findObject<T = KubernetesObject>(objects: KubernetesObject[], ki
 
 export function getContainer(objects: KubernetesObject[]): IContainer {
   const containers = findObject<IDeployment>(objects, "Deployment").spec!.template.spec!.containers;
-  if (containers.length !== 1) throw new Error(`expected one container, rendered ${containers.length}`);
+  if (containers.length !== 1)
+    throw new Error(`expected one container, rendered ${containers.length}`);
   return containers[0]!;
 }
 
@@ -121,7 +138,10 @@ export function getContainerEnv(objects: KubernetesObject[]) {
     if (source.configMapRef)
       Object.assign(env, getNamed(objects, "ConfigMap", source.configMapRef.name).data);
     if (source.secretRef) {
-      const data = (getNamed(objects, "Secret", source.secretRef.name).data ?? {}) as Record<string, string>;
+      const data = (getNamed(objects, "Secret", source.secretRef.name).data ?? {}) as Record<
+        string,
+        string
+      >;
       for (const [key, value] of Object.entries(data))
         env[key] = Buffer.from(value, "base64").toString("utf8");
     }
@@ -132,7 +152,8 @@ export function getContainerEnv(objects: KubernetesObject[]) {
 
 function getNamed(objects: KubernetesObject[], kind: string, name: string | undefined) {
   const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
-  if (!found) throw new Error(`the container reads ${kind} ${name}, which the overlay does not render`);
+  if (!found)
+    throw new Error(`the container reads ${kind} ${name}, which the overlay does not render`);
   return found;
 }
 

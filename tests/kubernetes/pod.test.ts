@@ -118,7 +118,10 @@ describe.each(overlays)(
           OTEL_EXPORTER_OTLP_ENDPOINT: upstream.url,
         },
         {
-          ...runAsThePod([path.join(app, "node"), "build/server.js"], pod.spec!.securityContext!.runAsUser!),
+          ...runAsThePod(
+            [path.join(app, "node"), "build/server.js"],
+            pod.spec!.securityContext!.runAsUser!,
+          ),
           cwd: app,
           // HOME is the image's `node` user's, which it cannot write either.
           baseEnv: { ...getImageEnv(), PATH: process.env.PATH, HOME: "/home/node" },
@@ -151,7 +154,11 @@ describe.each(overlays)(
       // Ready once its session store has connected, as the readiness probe would find it.
       await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status).toBe(200);
       const container = getContainer(objects);
-      for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+      for (const probe of [
+        container.startupProbe,
+        container.livenessProbe,
+        container.readinessProbe,
+      ]) {
         const { path, port } = probe!.httpGet!;
         const named = container.ports!.find((candidate) => candidate.name === port);
         expect(named?.containerPort).toBe(Number(getConfigMapData(objects).PORT));
@@ -163,14 +170,17 @@ describe.each(overlays)(
       const page = await fetch(`${server.url}/`, { headers: forwarded });
       expect(page.status).toBe(200);
       const html = await page.text();
-      expect(html).toContain(`<h1>${APP_NAME}</h1>`);
+      expect(html).toContain(`<h1 translate="no">${APP_NAME}</h1>`);
       const script = /"(\/build\/[^"]+\.js)"/.exec(html)![1];
       expect((await fetch(`${server.url}${script}`, { headers: forwarded })).status).toBe(200);
     });
 
     it("reaches its peers from the Secret and the ConfigMap: Redis for the write limit, the provider for sign-in", async () => {
       await expect.poll(() => server.output()).toContain("rate limit: counting in Redis");
-      const response = await fetch(`${server.url}/auth/sign-in`, { headers: forwarded, redirect: "manual" });
+      const response = await fetch(`${server.url}/auth/sign-in`, {
+        headers: forwarded,
+        redirect: "manual",
+      });
       expect(response.status).toBe(303);
       expect(response.headers.get("location")?.startsWith(provider.issuer)).toBe(true);
     });

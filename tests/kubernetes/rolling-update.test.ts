@@ -33,7 +33,9 @@ it.each(overlays)(
     });
     const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
     try {
-      await Promise.all(Array.from({ length: CLIENTS }, () => get(`${server.url}/healthz`, keepAlive)));
+      await Promise.all(
+        Array.from({ length: CLIENTS }, () => get(`${server.url}/healthz`, keepAlive)),
+      );
       server.child.kill("SIGTERM");
       const signalledAt = performance.now();
       // Endpoints let go of the pod within the delay; half of it leaves a slow machine its margin.

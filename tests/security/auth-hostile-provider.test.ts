@@ -38,7 +38,11 @@ const MAX_BYTES_TAKEN = 32 * 1024 * 1024;
  * with the 503 page, and the server's resident memory (sampled, the peak kept), its loop and what
  * it took of each answer stay within their bounds. Resolves with how many answers it met.
  */
-async function expectHugeAnswersRefused(suite: ScriptedSuite, name: string, send: () => Promise<Response>) {
+async function expectHugeAnswersRefused(
+  suite: ScriptedSuite,
+  name: string,
+  send: () => Promise<Response>,
+) {
   const pid = suite.app.child.pid!;
   const taken = suite.provider.hugeBytesTaken.length;
   await readLoopDelay(suite.app);
@@ -99,7 +103,9 @@ describe("a hostile or failing provider never signs anyone in and never answers 
     const browser = new Browser();
     const callback = await signIn(browser, suite.app);
     await expectCataloguePage(callback, code);
-    expect(callback.headers.getSetCookie().some((cookie) => cookie.startsWith("session="))).toBe(false);
+    expect(callback.headers.getSetCookie().some((cookie) => cookie.startsWith("session="))).toBe(
+      false,
+    );
     expect(browser.jar(suite.app.url).get("session")).toBeUndefined();
   });
 });
@@ -118,7 +124,9 @@ describe.each<DiscoveryAnswer>(["huge-declared", "huge"])(
         fetch(`${suite.app.url}/auth/sign-in?redirectTo=/`),
       );
       expect(met).toBeGreaterThan(0);
-      await expect.poll(() => getLogLines(suite.app, WARN, "provider cannot be reached").length).toBe(1);
+      await expect
+        .poll(() => getLogLines(suite.app, WARN, "provider cannot be reached").length)
+        .toBe(1);
     });
   },
 );
@@ -134,7 +142,9 @@ describe("a token answer of 128 MB", () => {
     await signIn(new Browser(), suite.app);
     suite.provider.answer = "huge";
     expect(
-      await expectHugeAnswersRefused(suite, "token endpoint", () => signIn(new Browser(), suite.app)),
+      await expectHugeAnswersRefused(suite, "token endpoint", () =>
+        signIn(new Browser(), suite.app),
+      ),
     ).toBe(4);
   });
 });
@@ -148,12 +158,18 @@ describe("tokens that could not be sent in a header", () => {
     ["an access token that is not ASCII", { accessToken: "tökén" }],
     ["a token type with CR LF", { tokenType: "Bearer\r\nX-Injected: 1" }],
   ])("refuse %s at sign-in, with a warning", async (_name, tokens) => {
-    Object.assign(suite.provider, { accessToken: "an-access-token", tokenType: "Bearer", ...tokens });
+    Object.assign(suite.provider, {
+      accessToken: "an-access-token",
+      tokenType: "Bearer",
+      ...tokens,
+    });
     const warnings = getLogLines(suite.app, WARN, "sign-in:").length;
     const browser = new Browser();
     await expectCataloguePage(await signIn(browser, suite.app), "SIGN_IN_FAILED");
     expect(browser.jar(suite.app.url).get("session")).toBeUndefined();
-    await expect.poll(() => getLogLines(suite.app, WARN, "sign-in:").length).toBeGreaterThan(warnings);
+    await expect
+      .poll(() => getLogLines(suite.app, WARN, "sign-in:").length)
+      .toBeGreaterThan(warnings);
   });
 });
 
@@ -254,7 +270,9 @@ describe("token refreshes", () => {
   it.each<TokenAnswer>(["error-500", "hang"])(
     "that failed (%s) are tried again by the next request once the provider answers",
     async (failure) => {
-      suite.upstream.handle(answerThingsApi((authorization) => authorization !== "Bearer dave-first-token"));
+      suite.upstream.handle(
+        answerThingsApi((authorization) => authorization !== "Bearer dave-first-token"),
+      );
       const browser = await signInAs("dave", "Dave");
       suite.provider.answer = failure;
       suite.provider.accessToken = "dave-second-token";
@@ -277,7 +295,11 @@ describe("a provider that cannot be reached", () => {
   beforeAll(async () => {
     const [listener, closedPort] = await Promise.all([reservePort(), getClosedPort()]);
     app = await startServer(
-      { ORIGIN: listener.url, OIDC_ISSUER: `http://127.0.0.1:${closedPort}`, OIDC_CLIENT_ID: "web-app" },
+      {
+        ORIGIN: listener.url,
+        OIDC_ISSUER: `http://127.0.0.1:${closedPort}`,
+        OIDC_CLIENT_ID: "web-app",
+      },
       { listener },
     );
   });
@@ -327,7 +349,9 @@ describe("behind https (ORIGIN https)", () => {
     const authorize = await browser.fetch(start.headers.get("location")!);
     const callbackUrl = new URL(authorize.headers.get("location")!);
     expect(callbackUrl.origin).toBe(`https://127.0.0.1:${suite.app.port}`);
-    const callback = await browser.fetch(`${suite.app.url}${callbackUrl.pathname}${callbackUrl.search}`);
+    const callback = await browser.fetch(
+      `${suite.app.url}${callbackUrl.pathname}${callbackUrl.search}`,
+    );
     expect(callback.status).toBe(303);
     expect(callback.headers.getSetCookie()).toEqual([
       "__Host-sign-in=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax",

@@ -10,7 +10,8 @@ import { askServer, projectRoot, startSuiteServer } from "../support/server";
 const loadedEsmOptions = `--import ${pathToFileURL(path.join(projectRoot, "tests/support/loaded-esm.js")).href}`;
 
 // What sign-in brings: its libraries, and the names its tokens go by.
-const SIGN_IN_LIBRARIES = /[\\/]node_modules[\\/](openid-client|oauth4webapi|jose|redis|@redis)[\\/]/;
+const SIGN_IN_LIBRARIES =
+  /[\\/]node_modules[\\/](openid-client|oauth4webapi|jose|redis|@redis)[\\/]/;
 const SIGN_IN_WORDS =
   /openid-client|oauth4webapi|EncryptJWT|jwtDecrypt|refreshTokenGrant|access_token|refresh_token|accessToken|refreshToken|idToken/;
 

@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startRedis, type Redis } from "../support/redis";
 import { LOOP_DELAY_OPTIONS, readLoopDelay } from "../support/request-cost";
-import { expectNoServerErrors, getLogLines, startServer, type RunningServer } from "../support/server";
+import {
+  expectNoServerErrors,
+  getLogLines,
+  startServer,
+  type RunningServer,
+} from "../support/server";
 
 // The shared write limit through every state its Redis can be in: writes go through while it
 // cannot count them, and each state ends with Redis well again, writes counted again, a write over
@@ -137,7 +142,8 @@ async function writeThroughout(until: Promise<unknown> | number, writes: Write[]
   return writes;
 }
 
-const slowest = (writes: { ms: number }[]) => Math.round(Math.max(...writes.map((write) => write.ms)));
+const slowest = (writes: { ms: number }[]) =>
+  Math.round(Math.max(...writes.map((write) => write.ms)));
 
 describe("the shared limit", () => {
   it("lets writes through while Redis is down, and counts again once it is back", async () => {

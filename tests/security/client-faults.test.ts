@@ -42,8 +42,14 @@ describe("a client's own faults", () => {
 
   const cases: [string, () => Step[]][] = [
     ["hangs up mid-body", () => [head(["Content-Length: 100"]), "theme=", 100, "hang up"]],
-    ["resets the connection mid-body", () => [head(["Content-Length: 100"]), "theme=", 100, "reset"]],
-    ["hangs up mid-chunk", () => [head(["Transfer-Encoding: chunked"]), "a\r\ntheme", 100, "hang up"]],
+    [
+      "resets the connection mid-body",
+      () => [head(["Content-Length: 100"]), "theme=", 100, "reset"],
+    ],
+    [
+      "hangs up mid-chunk",
+      () => [head(["Transfer-Encoding: chunked"]), "a\r\ntheme", 100, "hang up"],
+    ],
     [
       "sends a malformed chunk size",
       () => [head(["Transfer-Encoding: chunked"]), "zz\r\ntheme=dark\r\n0\r\n\r\n"],
@@ -52,39 +58,57 @@ describe("a client's own faults", () => {
       "sends a chunk longer than it declared",
       () => [head(["Transfer-Encoding: chunked"]), "3\r\ntheme=dark\r\n0\r\n\r\n"],
     ],
-    ["sends Transfer-Encoding: identity", () => [head(["Transfer-Encoding: identity"]), "theme=dark"]],
+    [
+      "sends Transfer-Encoding: identity",
+      () => [head(["Transfer-Encoding: identity"]), "theme=dark"],
+    ],
     [
       "sends Transfer-Encoding: gzip, chunked",
       () => [head(["Transfer-Encoding: gzip, chunked"]), "0\r\n\r\n"],
     ],
-    ["sends its body too slowly (request timeout)", () => [head(["Content-Length: 100"]), "theme=", 2_500]],
+    [
+      "sends its body too slowly (request timeout)",
+      () => [head(["Content-Length: 100"]), "theme=", 2_500],
+    ],
     ["sends its headers too slowly (headers timeout)", () => ["GET / HTTP/1.1\r\n", 2_500]],
     ["hangs up mid-headers", () => ["GET / HTTP/1.1\r\nHost: 127", 100, "hang up"]],
     ["sends garbage", () => ["\u0000\u0001 not http at all\r\n\r\n"]],
-    ["leaves before its answer", () => [`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`, "reset"]],
+    [
+      "leaves before its answer",
+      () => [`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`, "reset"],
+    ],
     [
       "keeps uploading after a refusal, then resets",
-      () => [head(["Content-Length: 5000000"]), "a".repeat(65_536), 50, "a".repeat(65_536), "reset"],
+      () => [
+        head(["Content-Length: 5000000"]),
+        "a".repeat(65_536),
+        50,
+        "a".repeat(65_536),
+        "reset",
+      ],
     ],
   ];
 
-  it.each(cases)("%s: at most one line, below error level, without a stack", async (_name, steps) => {
-    const before = server.output().length;
-    await converse(server.port, steps());
-    // The server has heard of the connection's end before it answers a request sent after it.
-    await untilLoggedSoFar(server);
-    const lines = server
-      .output()
-      .slice(before)
-      .split("\n")
-      .filter((line) => line && !line.includes('"path":"/healthz"'));
-    expect(lines.length, lines.join("\n")).toBeLessThanOrEqual(1);
-    for (const line of lines) {
-      const entry = JSON.parse(line) as { level: number };
-      expect(entry.level).toBeLessThan(50);
-      expect(line).not.toContain("stack");
-    }
-  });
+  it.each(cases)(
+    "%s: at most one line, below error level, without a stack",
+    async (_name, steps) => {
+      const before = server.output().length;
+      await converse(server.port, steps());
+      // The server has heard of the connection's end before it answers a request sent after it.
+      await untilLoggedSoFar(server);
+      const lines = server
+        .output()
+        .slice(before)
+        .split("\n")
+        .filter((line) => line && !line.includes('"path":"/healthz"'));
+      expect(lines.length, lines.join("\n")).toBeLessThanOrEqual(1);
+      for (const line of lines) {
+        const entry = JSON.parse(line) as { level: number };
+        expect(entry.level).toBeLessThan(50);
+        expect(line).not.toContain("stack");
+      }
+    },
+  );
 
   it("logged nothing at error level and no stack in the whole run", () => {
     expect(server.output()).not.toMatch(/"level":(50|60)/);

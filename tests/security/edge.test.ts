@@ -38,7 +38,7 @@ describe("bodies", () => {
     const response = await sendRaw(
       server.port,
       [
-        "POST / HTTP/1.1",
+        "POST /?index HTTP/1.1",
         `Host: 127.0.0.1:${server.port}`,
         "Content-Type: application/x-www-form-urlencoded",
         "Transfer-Encoding: chunked",

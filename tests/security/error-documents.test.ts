@@ -91,10 +91,13 @@ describe("a storm of visitors on an API answering 503", () => {
     api.handle((_req, res) => res.writeHead(503).end());
     return () => api.close();
   });
-  const fixture = startSuiteServer(() => ({ API_BASE_URL: api.url, NODE_OPTIONS: LOOP_DELAY_OPTIONS }), {
-    cwd: referenceAppBuild,
-    expectedStatuses: [503],
-  });
+  const fixture = startSuiteServer(
+    () => ({ API_BASE_URL: api.url, NODE_OPTIONS: LOOP_DELAY_OPTIONS }),
+    {
+      cwd: referenceAppBuild,
+      expectedStatuses: [503],
+    },
+  );
 
   it("answers each its 503 page, the page rendered about once", async () => {
     await (await fetch(`${fixture.url}/call/1`)).arrayBuffer();

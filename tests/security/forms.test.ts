@@ -58,7 +58,10 @@ describe("reading a form post", () => {
     ["__intent__ that is a list", "__intent__=[]"],
     ["__intent__ of an unknown type", intent({ type: 2, payload: {} })],
     ["__state__ that is not JSON", "__state__={"],
-    ["an insert on a field that is not a list", intent({ type: "insert", payload: { name: "theme" } })],
+    [
+      "an insert on a field that is not a list",
+      intent({ type: "insert", payload: { name: "theme" } }),
+    ],
     [
       "a remove on a field that is not a list",
       intent({ type: "remove", payload: { name: "theme", index: 0 } }),
@@ -75,7 +78,10 @@ describe("reading a form post", () => {
       "an update naming constructor.prototype",
       intent({ type: "update", payload: { name: "constructor.prototype", value: "1" } }),
     ],
-    ["an update with bad path syntax", intent({ type: "update", payload: { name: "a..b]", value: "1" } })],
+    [
+      "an update with bad path syntax",
+      intent({ type: "update", payload: { name: "a..b]", value: "1" } }),
+    ],
     ["a reset of __proto__", intent({ type: "reset", payload: { name: "__proto__" } })],
     [
       "an update at a huge index",
@@ -144,7 +150,8 @@ describe("redirectTo", () => {
     await getLocation(`//${"b".repeat(100_000)}`);
     expect(server.output().length - before).toBeLessThan(10_000);
     expect(server.stderr()).toBe("");
-    for (const line of server.output().trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of server.output().trim().split("\n"))
+      expect(() => JSON.parse(line)).not.toThrow();
   });
 });
 
@@ -159,7 +166,8 @@ describe("signed cookies", () => {
     return { theme: valueOf("theme"), flash: valueOf("flash") };
   }
 
-  const getHtml = async (cookie: string) => (await fetch(server.url, { headers: { Cookie: cookie } })).text();
+  const getHtml = async (cookie: string) =>
+    (await fetch(server.url, { headers: { Cookie: cookie } })).text();
 
   it("are accepted under their own names", async () => {
     const { theme, flash } = await getSignedValues();

@@ -29,7 +29,10 @@ async function postEach(server: RunningServer, values: (string | undefined)[]) {
   return statuses;
 }
 
-const refusedAfterLimit = (count: number) => [...Array(LIMIT).fill(303), ...Array(count - LIMIT).fill(429)];
+const refusedAfterLimit = (count: number) => [
+  ...Array(LIMIT).fill(303),
+  ...Array(count - LIMIT).fill(429),
+];
 
 describe("behind a trusted proxy", () => {
   const server = startSuiteServer({ TRUST_PROXY: "true", RATE_LIMIT_PER_MINUTE: String(LIMIT) });
@@ -40,7 +43,12 @@ describe("behind a trusted proxy", () => {
   });
 
   it("counts an address written plain, with a port, and IPv4-mapped as one client", async () => {
-    const forms = ["198.51.100.10", "198.51.100.10:80", "::ffff:198.51.100.10", "[::ffff:198.51.100.10]:443"];
+    const forms = [
+      "198.51.100.10",
+      "198.51.100.10:80",
+      "::ffff:198.51.100.10",
+      "[::ffff:198.51.100.10]:443",
+    ];
     const values = Array.from({ length: 16 }, (_, i) => forms[i % forms.length]);
     expect(await postEach(server, values)).toEqual(refusedAfterLimit(16));
   });
@@ -53,7 +61,15 @@ describe("behind a trusted proxy", () => {
   });
 
   it("counts writes whose forwarded value is no address as the connection's", async () => {
-    const values = ["unknown", "_hidden", "198.51.100.999", "example.com:80", "", "[::1", "x".repeat(4_000)];
+    const values = [
+      "unknown",
+      "_hidden",
+      "198.51.100.999",
+      "example.com:80",
+      "",
+      "[::1",
+      "x".repeat(4_000),
+    ];
     const statuses = await postEach(server, [...values, undefined, ...values]);
     expect(statuses).toEqual(refusedAfterLimit(15));
   });

@@ -69,8 +69,12 @@ describe("with an https ORIGIN", () => {
     const secure = await startServer({ ORIGIN: "https://app.example" });
     try {
       const response = await fetch(secure.url);
-      expect(response.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
-      expect(response.headers.get("content-security-policy")).toContain("upgrade-insecure-requests");
+      expect(response.headers.get("strict-transport-security")).toBe(
+        "max-age=31536000; includeSubDomains",
+      );
+      expect(response.headers.get("content-security-policy")).toContain(
+        "upgrade-insecure-requests",
+      );
     } finally {
       expectNoServerErrors(secure);
       await secure.stop();

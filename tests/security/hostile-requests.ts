@@ -52,7 +52,12 @@ export const hostileCases: HostileCase[] = [
     status: 400,
     page: "BAD_REQUEST",
   },
-  { name: "no Host on HTTP/1.0", request: bare("GET / HTTP/1.0\r\n\r\n"), status: 400, page: "BAD_REQUEST" },
+  {
+    name: "no Host on HTTP/1.0",
+    request: bare("GET / HTTP/1.0\r\n\r\n"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
   {
     name: "empty Host",
     request: bare("GET / HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n"),
@@ -113,8 +118,18 @@ export const hostileCases: HostileCase[] = [
     page: "METHOD_NOT_ALLOWED",
     allow: ALL_METHODS,
   },
-  { name: "a method Node does not know", request: http("BREW / HTTP/1.1"), status: 400, page: "BAD_REQUEST" },
-  { name: "a lower-case method", request: http("get / HTTP/1.1"), status: 400, page: "BAD_REQUEST" },
+  {
+    name: "a method Node does not know",
+    request: http("BREW / HTTP/1.1"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
+  {
+    name: "a lower-case method",
+    request: http("get / HTTP/1.1"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
   {
     name: "PUT where no action exists (Remix's 405)",
     request: post([`Content-Type: ${FORM}`], "a=1", "PUT / HTTP/1.1"),
@@ -387,7 +402,10 @@ export const hostileCases: HostileCase[] = [
   },
   {
     name: "two Content-Types (multipart, then URL-encoded)",
-    request: post(["Content-Type: multipart/form-data; boundary=x", `Content-Type: ${FORM}`], "theme=dark"),
+    request: post(
+      ["Content-Type: multipart/form-data; boundary=x", `Content-Type: ${FORM}`],
+      "theme=dark",
+    ),
     status: 400,
     page: "BAD_REQUEST",
   },
@@ -454,7 +472,11 @@ export const hostileCases: HostileCase[] = [
   },
   {
     name: "Transfer-Encoding: identity",
-    request: http("POST / HTTP/1.1", [`Content-Type: ${FORM}`, "Transfer-Encoding: identity"], "a=1"),
+    request: http(
+      "POST / HTTP/1.1",
+      [`Content-Type: ${FORM}`, "Transfer-Encoding: identity"],
+      "a=1",
+    ),
     status: 400,
     page: "BAD_REQUEST",
   },
@@ -534,7 +556,9 @@ export const hostileCases: HostileCase[] = [
   },
   {
     name: "an If-Unmodified-Since long past",
-    request: http("GET /favicon.svg HTTP/1.1", ["If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT"]),
+    request: http("GET /favicon.svg HTTP/1.1", [
+      "If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT",
+    ]),
     status: 412,
     page: "PRECONDITION_FAILED",
   },
@@ -579,7 +603,9 @@ export const hostileCases: HostileCase[] = [
   },
   {
     name: "tampered cookies (ignored)",
-    request: http("GET / HTTP/1.1", ["Cookie: __session=tampered.c2lnbmF0dXJl%%; theme=<script>; ==;"]),
+    request: http("GET / HTTP/1.1", [
+      "Cookie: __session=tampered.c2lnbmF0dXJl%%; theme=<script>; ==;",
+    ]),
     status: 200,
   },
   {
@@ -600,7 +626,12 @@ export const hostileCases: HostileCase[] = [
     status: 400,
     page: "BAD_REQUEST",
   },
-  { name: "an unknown HTTP version", request: http("GET / HTTP/3.0"), status: 400, page: "BAD_REQUEST" },
+  {
+    name: "an unknown HTTP version",
+    request: http("GET / HTTP/3.0"),
+    status: 400,
+    page: "BAD_REQUEST",
+  },
   {
     name: "an HTTP/2 preface",
     request: bare("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),

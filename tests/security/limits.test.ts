@@ -31,7 +31,7 @@ function sendLargeBody(port: number, size: number, chunked: boolean) {
       : piece;
     socket.write(
       [
-        "POST / HTTP/1.1",
+        "POST /?index HTTP/1.1",
         `Host: 127.0.0.1:${port}`,
         "Content-Type: application/x-www-form-urlencoded",
         chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${size}`,
@@ -57,7 +57,9 @@ describe("with the default limits", () => {
   it("keeps memory flat through 200 refused 5 MB bodies", async () => {
     const pid = server.child.pid!;
     const sendBatch = () =>
-      Promise.all(Array.from({ length: 10 }, (_, i) => sendLargeBody(server.port, 5_000_000, i % 2 === 0)));
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) => sendLargeBody(server.port, 5_000_000, i % 2 === 0)),
+      );
     // Warm-up batches first, so the baseline includes the buffers any batch needs (Node 24 grows
     // its pools over the first few, then stays flat): the check is for growth.
     for (let batch = 0; batch < 5; batch++) await sendBatch();
@@ -82,7 +84,9 @@ describe("bodies in tiny pieces", () => {
     const sampler = setInterval(() => (peak = Math.max(peak, readRssMegabytes(pid))), 20);
     const request = oneByteChunks(`127.0.0.1:${server.port}`);
     const start = performance.now();
-    const responses = await Promise.all(Array.from({ length: 4 }, () => sendRaw(server.port, request)));
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => sendRaw(server.port, request)),
+    );
     clearInterval(sampler);
     console.log(
       `4 bodies in 1-byte chunks: answered in ${Math.round(performance.now() - start)} ms, RSS grew ${Math.round(peak - before)} MB`,
@@ -180,9 +184,9 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
         },
         body: "a=1",
       });
-    expect((await post({ "x-forwarded-proto": "https", "x-forwarded-host": "app.example" })).status).toBe(
-      405,
-    );
+    expect(
+      (await post({ "x-forwarded-proto": "https", "x-forwarded-host": "app.example" })).status,
+    ).toBe(405);
     expect((await post({ "x-forwarded-for": "192.0.2.10" })).status).toBe(403);
   });
 });

@@ -4,7 +4,10 @@ import { runServerUntilExit } from "../support/server";
 const CONSOLE_FIXTURE = "tests/security/fixtures/console-output.ts";
 
 it("sends console.*, process warnings and the logger's own lines out as JSON, long values cut", async () => {
-  const { stdout, stderr } = await runServerUntilExit({}, { args: ["--import", "tsx", CONSOLE_FIXTURE] });
+  const { stdout, stderr } = await runServerUntilExit(
+    {},
+    { args: ["--import", "tsx", CONSOLE_FIXTURE] },
+  );
   expect(stderr).toBe("");
   const entries = stdout
     .trim()

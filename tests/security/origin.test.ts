@@ -37,13 +37,16 @@ function post(port: number, headers: string[]) {
 describe("Host", () => {
   const server = startSuiteServer();
 
-  it.each(BAD_HOSTS)("%s → 400 with the catalogue page, and the value is not logged", async (host) => {
-    const response = await request(server.port, ["GET / HTTP/1.1", `Host: ${host}`]);
-    expect(response.status).toBe(400);
-    expect(getHeading(response.body)).toBe(titleOf("BAD_REQUEST"));
-    expect(response.headers["content-security-policy"]).toContain("default-src");
-    expect(server.output()).not.toContain(host);
-  });
+  it.each(BAD_HOSTS)(
+    "%s → 400 with the catalogue page, and the value is not logged",
+    async (host) => {
+      const response = await request(server.port, ["GET / HTTP/1.1", `Host: ${host}`]);
+      expect(response.status).toBe(400);
+      expect(getHeading(response.body)).toBe(titleOf("BAD_REQUEST"));
+      expect(response.headers["content-security-policy"]).toContain("default-src");
+      expect(server.output()).not.toContain(host);
+    },
+  );
 
   it.each(["localhost:3000", "LOCALHOST", "[::1]:8080", "app.example.", "app.example:80"])(
     "%s is served",
@@ -56,7 +59,10 @@ describe("Host", () => {
   it("compares a write's Origin with the origin as a browser writes it (no default port, lower case)", async () => {
     const same = await post(server.port, ["Host: APP.example:80", "Origin: http://app.example"]);
     expect(same.status).toBe(405);
-    const other = await post(server.port, ["Host: app.example:80", "Origin: http://app.example:8080"]);
+    const other = await post(server.port, [
+      "Host: app.example:80",
+      "Origin: http://app.example:8080",
+    ]);
     expect(other.status).toBe(403);
   });
 });
@@ -113,14 +119,20 @@ describe("with ORIGIN set", () => {
     expect(listening.status).toBe(403);
   });
 
-  it.each(["/healthz", "/readyz"])("answers the probe %s for any well-formed Host", async (path) => {
-    for (const host of [`127.0.0.1:${server.port}`, "10.0.0.5:3000", "evil.example"]) {
-      const response = await request(server.port, [`GET ${path} HTTP/1.1`, `Host: ${host}`]);
-      expect(response.status).toBe(200);
-    }
-    const malformed = await request(server.port, [`GET ${path} HTTP/1.1`, "Host: localhost:65536"]);
-    expect(malformed.status).toBe(400);
-  });
+  it.each(["/healthz", "/readyz"])(
+    "answers the probe %s for any well-formed Host",
+    async (path) => {
+      for (const host of [`127.0.0.1:${server.port}`, "10.0.0.5:3000", "evil.example"]) {
+        const response = await request(server.port, [`GET ${path} HTTP/1.1`, `Host: ${host}`]);
+        expect(response.status).toBe(200);
+      }
+      const malformed = await request(server.port, [
+        `GET ${path} HTTP/1.1`,
+        "Host: localhost:65536",
+      ]);
+      expect(malformed.status).toBe(400);
+    },
+  );
 });
 
 describe("with ORIGIN set, behind a trusted proxy", () => {
@@ -128,7 +140,11 @@ describe("with ORIGIN set, behind a trusted proxy", () => {
 
   it("judges the host the proxy reports", async () => {
     const forwarded = (host: string) =>
-      request(server.port, ["GET / HTTP/1.1", `Host: 127.0.0.1:${server.port}`, `X-Forwarded-Host: ${host}`]);
+      request(server.port, [
+        "GET / HTTP/1.1",
+        `Host: 127.0.0.1:${server.port}`,
+        `X-Forwarded-Host: ${host}`,
+      ]);
     expect((await forwarded("app.example")).status).toBe(200);
     expect((await forwarded("evil.example")).status).toBe(400);
   });

@@ -16,7 +16,9 @@ import { startUpstream, type Upstream } from "../support/upstream";
 // garbage every few milliseconds: a deadline that only a weak reference kept would go with it,
 // and the visitor would wait for ever (Node 20's AbortSignal.timeout once did: run on both Nodes).
 
-const collectGarbage = pathToFileURL(path.join(import.meta.dirname, "../support/collect-garbage.js")).href;
+const collectGarbage = pathToFileURL(
+  path.join(import.meta.dirname, "../support/collect-garbage.js"),
+).href;
 const DEADLINE_MS = "1000";
 
 let redis: Redis;

@@ -45,14 +45,19 @@ describe("Expect: 100-continue", () => {
       413,
     ],
     ["in a format not accepted", ["Content-Type: application/json"], 415],
-  ])("on a request %s gets the refusal, never 100 Continue first", async (_name, headers, status) => {
-    const connection = connect();
-    const length = headers.some((h) => h.startsWith("Content-Length")) ? [] : ["Content-Length: 10"];
-    connection.socket.write(themeHead([...headers, ...length, "Expect: 100-continue"]));
-    await connection.closed;
-    expect(connection.received()).not.toContain("100 Continue");
-    expect(parseResponse(connection.received()).status).toBe(status);
-  });
+  ])(
+    "on a request %s gets the refusal, never 100 Continue first",
+    async (_name, headers, status) => {
+      const connection = connect();
+      const length = headers.some((h) => h.startsWith("Content-Length"))
+        ? []
+        : ["Content-Length: 10"];
+      connection.socket.write(themeHead([...headers, ...length, "Expect: 100-continue"]));
+      await connection.closed;
+      expect(connection.received()).not.toContain("100 Continue");
+      expect(parseResponse(connection.received()).status).toBe(status);
+    },
+  );
 
   it("on an acceptable request gets 100 Continue, then the answer to the body it then sends", async () => {
     const connection = connect();
@@ -101,7 +106,9 @@ describe("Expect: 100-continue", () => {
 
 describe("static files", () => {
   it("answer a Range past the end with 416 and the file's length", async () => {
-    const response = await fetch(`${server.url}/favicon.svg`, { headers: { range: "bytes=99999-" } });
+    const response = await fetch(`${server.url}/favicon.svg`, {
+      headers: { range: "bytes=99999-" },
+    });
     expect(response.status).toBe(416);
     expect(response.headers.get("content-range")).toMatch(/^bytes \*\/\d+$/);
     expect(response.headers.get("cache-control")).toBe("no-store");
@@ -109,7 +116,9 @@ describe("static files", () => {
   });
 
   it("answer an If-Match no version matches with 412", async () => {
-    const response = await fetch(`${server.url}/favicon.svg`, { headers: { "if-match": '"nope"' } });
+    const response = await fetch(`${server.url}/favicon.svg`, {
+      headers: { "if-match": '"nope"' },
+    });
     expect(response.status).toBe(412);
     expect(getHeading(await response.text())).toBe(titleOf("PRECONDITION_FAILED"));
   });
@@ -132,7 +141,8 @@ describe("static files", () => {
 });
 
 describe("pipelining", () => {
-  const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`;
+  const request = (path: string) =>
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`;
   const countAnswers = (raw: string) => raw.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
 
   it("answers a few pipelined requests in order", async () => {
@@ -150,7 +160,8 @@ describe("pipelining", () => {
     const response = await sendRaw(server.port, request("/healthz").repeat(1_500));
     expect(countAnswers(response.raw)).toBeLessThanOrEqual(16);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const warnings = () => server.output().slice(before).split("pipelining too many requests").length - 1;
+    const warnings = () =>
+      server.output().slice(before).split("pipelining too many requests").length - 1;
     await expect.poll(warnings).toBe(1);
   });
 });

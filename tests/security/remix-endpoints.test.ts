@@ -53,7 +53,8 @@ const discovery = (paths: string[]) =>
 const distinctShapes = (count: number, segments: number) =>
   Array.from(
     { length: count },
-    (_, i) => `/${Array.from({ length: segments }, (_, bit) => ((i >> bit) & 1 ? "things" : "x")).join("/")}`,
+    (_, i) =>
+      `/${Array.from({ length: segments }, (_, bit) => ((i >> bit) & 1 ? "things" : "x")).join("/")}`,
   );
 
 /** How many paths Remix would match for `paths`: each one and its parents, once. */
@@ -70,7 +71,11 @@ const distinctValues = (count: number, segments: number) =>
   Array.from({ length: count }, (_, i) => `/${i}${"/a".repeat(segments - 1)}`);
 
 /** The answer expected (200, or the catalogue's refusal), at a cost within MAX_RELATIVE_COST. */
-async function expectAnsweredCheaply(name: string, target: () => string, expected: ErrorCode | 200) {
+async function expectAnsweredCheaply(
+  name: string,
+  target: () => string,
+  expected: ErrorCode | 200,
+) {
   const { relativeCost, statuses } = await measure(name, async () => (await get(target())).status);
   if (expected === 200) expect(statuses).toEqual([200]);
   else expectRefusal(await get(target()), expected);
@@ -85,7 +90,9 @@ function expectRefusal({ status, body }: { status: number; body: string }, code:
 describe("route discovery (/__manifest)", () => {
   it("answers the routes of the paths a page links to, as a browser asks", async () => {
     const links = Array.from({ length: 100 }, (_, i) => `/things/${i}${i % 2 ? "/edit" : ""}`);
-    const query = new URLSearchParams([...links, "/things/new", "/things"].sort().map((path) => ["p", path]));
+    const query = new URLSearchParams(
+      [...links, "/things/new", "/things"].sort().map((path) => ["p", path]),
+    );
     query.set("version", version);
     expect(`${server.url}/__manifest?${query}`.length).toBeLessThanOrEqual(DISCOVERY_URL_LIMIT);
     const { status, body } = await get(`/__manifest?${query}`);
@@ -104,7 +111,11 @@ describe("route discovery (/__manifest)", () => {
     ["in upper case", "/THINGS/NEW", "routes/_site.things_.new"],
     ["percent-encoded", "/%74hings/%6Eew", "routes/_site.things_.new"],
     ["with a query in the path", "/things/new?x", "routes/_site.things_.new"],
-    ["around a value with spaces and a plus", "/things/a+b%20c/edit", "routes/_site.things_.$id.edit"],
+    [
+      "around a value with spaces and a plus",
+      "/things/a+b%20c/edit",
+      "routes/_site.things_.$id.edit",
+    ],
   ])("answers the routes of a path %s as Remix matches it", async (_, path, routeId) => {
     const { status, body } = await get(discovery([path]));
     expect(status).toBe(200);
@@ -118,24 +129,41 @@ describe("route discovery (/__manifest)", () => {
   });
 
   it("warms up with ordinary route discovery", async () => {
-    for (let i = 0; i < 5; i++) expect((await get(discovery(["/things", `/things/${i}`]))).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await get(discovery(["/things", `/things/${i}`]))).status).toBe(200);
   });
 
   it.each<[string, () => string, ErrorCode | 200]>([
-    ["one p of 3,800 segments (the reported attack)", () => discovery(["/a".repeat(3_800)]), "URI_TOO_LONG"],
+    [
+      "one p of 3,800 segments (the reported attack)",
+      () => discovery(["/a".repeat(3_800)]),
+      "URI_TOO_LONG",
+    ],
     ["one p of 7,600 slashes", () => discovery(["/".repeat(7_600)]), "URI_TOO_LONG"],
     ["one p of 33 segments", () => discovery(distinctValues(1, 33)), "URI_TOO_LONG"],
     ["one p of 32 segments", () => discovery(distinctValues(1, 32)), 200],
     ["1,000 p of one segment each (one shape)", () => discovery(distinctValues(1_000, 1)), 200],
     ["100 p of 32 segments each (one shape)", () => discovery(distinctValues(100, 32)), 200],
-    ["p of 32 segments in as many shapes as allowed", () => discovery(distinctShapes(mostShapes, 32)), 200],
+    [
+      "p of 32 segments in as many shapes as allowed",
+      () => discovery(distinctShapes(mostShapes, 32)),
+      200,
+    ],
     [
       "p of 32 segments in one shape more",
       () => discovery(distinctShapes(mostShapes + 1, 32)),
       "URI_TOO_LONG",
     ],
-    ["16 p of 32 segments in 16 shapes (478 paths)", () => discovery(distinctShapes(16, 32)), "URI_TOO_LONG"],
-    ["64 p of 9 segments in 64 shapes (318 paths)", () => discovery(distinctShapes(64, 9)), "URI_TOO_LONG"],
+    [
+      "16 p of 32 segments in 16 shapes (478 paths)",
+      () => discovery(distinctShapes(16, 32)),
+      "URI_TOO_LONG",
+    ],
+    [
+      "64 p of 9 segments in 64 shapes (318 paths)",
+      () => discovery(distinctShapes(64, 9)),
+      "URI_TOO_LONG",
+    ],
     ["600 copies of one p", () => discovery(Array(600).fill("/things/1")), 200],
     ["p of 2 KB in one segment", () => discovery([`/${"a".repeat(2_000)}`, "/things"]), 200],
     [

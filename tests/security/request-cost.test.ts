@@ -1,6 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { sendRaw } from "../support/raw-http";
-import { createCostMeter, MAX_RELATIVE_COST, ONE_LARGE_VALUE, postForm } from "../support/request-cost";
+import {
+  createCostMeter,
+  MAX_RELATIVE_COST,
+  ONE_LARGE_VALUE,
+  postForm,
+} from "../support/request-cost";
 import { startSuiteServer } from "../support/server";
 import { oneByteChunks } from "./hostile-requests";
 
@@ -30,7 +35,8 @@ const deepJson = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 
 describe("form posts up to BODY_LIMIT_BYTES", () => {
   it("warms up with an ordinary post", async () => {
-    for (let i = 0; i < 5; i++) expect(await postForm(server, "theme=dark&redirectTo=%2F")).toBe(303);
+    for (let i = 0; i < 5; i++)
+      expect(await postForm(server, "theme=dark&redirectTo=%2F")).toBe(303);
   });
 
   // [name, body, status, path]
@@ -48,17 +54,33 @@ describe("form posts up to BODY_LIMIT_BYTES", () => {
       400,
     ],
     ["the form's own name repeated to 1 MiB", fill("", () => "theme=dark&"), 413],
-    ["the form's own name repeated 1,000 times", fill("theme=dark", () => "&theme=dark", 11_000), 400],
+    [
+      "the form's own name repeated 1,000 times",
+      fill("theme=dark", () => "&theme=dark", 11_000),
+      400,
+    ],
     ["distinct short names to 1 MiB", fill("theme=dark", (i) => `&n${i}=1`), 413],
-    ["980 distinct names of 1 KB each", fill("theme=dark", (i) => `&${i}${"n".repeat(1_060)}=1`), 303],
+    [
+      "980 distinct names of 1 KB each",
+      fill("theme=dark", (i) => `&${i}${"n".repeat(1_060)}=1`),
+      303,
+    ],
     ["one name of 1 MiB", `theme=dark&${"n".repeat(BODY_LIMIT - 20)}=1`, 303],
     [
       "990 deep paths a.b.c[0][1]… of 1 KB each",
       fill("theme=dark", (i) => `&a.b.c[${i}][1]${".d[2]".repeat(196)}=1`, 990_000),
       303,
     ],
-    ["one deep path of 1 MiB", `theme=dark&${fill("a", (i) => `.b[${i}]`, BODY_LIMIT - 20)}=1`, 303],
-    ["deep paths under the form's own names", fill("theme=dark", (i) => `&theme.a[${i}][1]=1`, 15_000), 303],
+    [
+      "one deep path of 1 MiB",
+      `theme=dark&${fill("a", (i) => `.b[${i}]`, BODY_LIMIT - 20)}=1`,
+      303,
+    ],
+    [
+      "deep paths under the form's own names",
+      fill("theme=dark", (i) => `&theme.a[${i}][1]=1`, 15_000),
+      303,
+    ],
     ["an array index of 10^12 under a known name", "theme=dark&theme[999999999999]=1", 303],
     ["one value of 1 MiB", ONE_LARGE_VALUE, 303],
     [
@@ -66,10 +88,18 @@ describe("form posts up to BODY_LIMIT_BYTES", () => {
       `theme=x&redirectTo=/${"%3C%22%26".repeat(116_000)}`,
       400,
     ],
-    ["one percent-encoded value of 1 MiB", `theme=dark&redirectTo=/${"%E3%80%82".repeat(116_000)}`, 303],
+    [
+      "one percent-encoded value of 1 MiB",
+      `theme=dark&redirectTo=/${"%E3%80%82".repeat(116_000)}`,
+      303,
+    ],
     ["1 MiB of separators only", "&".repeat(BODY_LIMIT), 400],
     ["1 MiB of `=` only", "=".repeat(BODY_LIMIT), 400],
-    ["__intent__ of 1 MiB nested JSON", `theme=dark&__intent__=${deepJson(BODY_LIMIT / 2 - 20)}`, 400],
+    [
+      "__intent__ of 1 MiB nested JSON",
+      `theme=dark&__intent__=${deepJson(BODY_LIMIT / 2 - 20)}`,
+      400,
+    ],
     ["__state__ of 16 KB nested JSON", `theme=dark&__state__=${deepJson(8_000)}`, 400],
     [
       "an update intent with a 16 KB nested value",
@@ -99,7 +129,14 @@ describe("headers up to Node's 16 KB limit", () => {
       (
         await sendRaw(
           server.port,
-          [`GET ${target} HTTP/1.1`, `Host: ${host()}`, "Connection: close", ...headers, "", ""].join("\r\n"),
+          [
+            `GET ${target} HTTP/1.1`,
+            `Host: ${host()}`,
+            "Connection: close",
+            ...headers,
+            "",
+            "",
+          ].join("\r\n"),
         )
       ).status;
 
@@ -108,13 +145,19 @@ describe("headers up to Node's 16 KB limit", () => {
   });
 
   it.each([
-    ["a query of 7,500 parameters", () => get(`/?${Array.from({ length: 7_500 }, () => "a").join("&")}`)],
+    [
+      "a query of 7,500 parameters",
+      () => get(`/?${Array.from({ length: 7_500 }, () => "a").join("&")}`),
+    ],
     ["a query of one name repeated 2,000 times", () => get(`/?${"index=&".repeat(2_000)}`)],
     [
       "a Cookie header of 1,500 cookies",
       () => get("/", [`Cookie: ${Array.from({ length: 1_500 }, (_, i) => `c${i}=v`).join("; ")}`]),
     ],
-    ["a Cookie header of 15 KB in one theme cookie", () => get("/", [`Cookie: theme=${"a".repeat(15_000)}`])],
+    [
+      "a Cookie header of 15 KB in one theme cookie",
+      () => get("/", [`Cookie: theme=${"a".repeat(15_000)}`]),
+    ],
     ["1,900 headers of one name", () => get("/", Array(1_900).fill("x: y"))],
     [
       "1,500 distinct headers",
@@ -128,8 +171,14 @@ describe("headers up to Node's 16 KB limit", () => {
     ["a path of 32 segments of 400 characters", () => get(`/${`${"a".repeat(400)}/`.repeat(32)}`)],
     ["a path of 15,000 slashes", () => get("/".repeat(15_000))],
     ["a path of 5,000 encoded characters", () => get(`/${"%E3%80%82".repeat(1_600)}`)],
-    ["a User-Agent of 15 KB", () => get("/", [`User-Agent: Mozilla/5.0 ${"(a; b) ".repeat(2_100)}`])],
-    ["a bot-like User-Agent of 15 KB", () => get("/", [`User-Agent: ${"bot crawler spider ".repeat(780)}`])],
+    [
+      "a User-Agent of 15 KB",
+      () => get("/", [`User-Agent: Mozilla/5.0 ${"(a; b) ".repeat(2_100)}`]),
+    ],
+    [
+      "a bot-like User-Agent of 15 KB",
+      () => get("/", [`User-Agent: ${"bot crawler spider ".repeat(780)}`]),
+    ],
     [
       "an Accept-Encoding of 2,000 codings",
       () => get("/", [`Accept-Encoding: ${"gzip;q=0.5, ".repeat(1_200)}`]),
@@ -155,7 +204,8 @@ describe("headers up to Node's 16 KB limit", () => {
 
 describe("reports from browsers, as large as their endpoints take", () => {
   const report = (type: string, body: string) => async () => {
-    const path = type.includes("csp") || type.includes("reports") ? "/__reports/csp" : "/__reports/vitals";
+    const path =
+      type.includes("csp") || type.includes("reports") ? "/__reports/csp" : "/__reports/vitals";
     const response = await fetch(`${server.url}${path}`, {
       method: "POST",
       headers: { "content-type": type },
@@ -189,7 +239,8 @@ describe("reports from browsers, as large as their endpoints take", () => {
 });
 
 describe("pipelining and body framing", () => {
-  const pipelined = (path: string) => `GET ${path} HTTP/1.1\r\nHost: ${host()}\r\n\r\n`.repeat(1_500);
+  const pipelined = (path: string) =>
+    `GET ${path} HTTP/1.1\r\nHost: ${host()}\r\n\r\n`.repeat(1_500);
 
   it.each<[string, () => string, number?]>([
     ["1,500 pipelined /healthz in one write (closed: status 0)", () => pipelined("/healthz")],

@@ -103,7 +103,13 @@ async function startWithNpm() {
   return { ...npm, port: Number(listening()) };
 }
 
-it.each<[string, () => Promise<ServerProcess & { port: number }>, (server: ServerProcess) => Promise<void>]>([
+it.each<
+  [
+    string,
+    () => Promise<ServerProcess & { port: number }>,
+    (server: ServerProcess) => Promise<void>,
+  ]
+>([
   [
     "`npm start` under Ctrl+C (SIGINT to its process group; npm passes its own on)",
     startWithNpm,

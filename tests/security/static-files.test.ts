@@ -56,9 +56,15 @@ describe("the browser build, compressed once at build time", () => {
   });
 
   it("tags each encoding apart and answers a matching If-None-Match with 304", async () => {
-    const [gzip, brotli] = [await get({ "accept-encoding": "gzip" }), await get({ "accept-encoding": "br" })];
+    const [gzip, brotli] = [
+      await get({ "accept-encoding": "gzip" }),
+      await get({ "accept-encoding": "br" }),
+    ];
     expect(gzip.headers.etag).not.toBe(brotli.headers.etag);
-    const revalidated = await get({ "accept-encoding": "gzip", "if-none-match": gzip.headers.etag! });
+    const revalidated = await get({
+      "accept-encoding": "gzip",
+      "if-none-match": gzip.headers.etag!,
+    });
     expect(revalidated.status).toBe(304);
     expect(revalidated.body.length).toBe(0);
   });
@@ -69,10 +75,15 @@ describe("the browser build, compressed once at build time", () => {
     expect(part.headers["content-range"]).toBe(`bytes 0-99/${stored(".gz").length}`);
     expect(part.body.equals(stored(".gz").subarray(0, 100))).toBe(true);
 
-    const refused = await get({ "accept-encoding": "gzip", range: `bytes=${stored(".gz").length}-` });
+    const refused = await get({
+      "accept-encoding": "gzip",
+      range: `bytes=${stored(".gz").length}-`,
+    });
     expect(refused.status).toBe(416);
     expect(refused.headers["content-encoding"]).toBeUndefined();
-    expect(getHeading(refused.body.toString())).toBe(getEnglishError("RANGE_NOT_SATISFIABLE").title);
+    expect(getHeading(refused.body.toString())).toBe(
+      getEnglishError("RANGE_NOT_SATISFIABLE").title,
+    );
   });
 
   it("does not serve the stored files under their own names", async () => {
@@ -104,7 +115,9 @@ describe("the browser build, compressed once at build time", () => {
 
 describe("clients that pipeline requests for the largest chunk and never read", () => {
   const pipelined = (count: number, accept: string) =>
-    `GET ${chunk.url} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: ${accept}\r\n\r\n`.repeat(count);
+    `GET ${chunk.url} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: ${accept}\r\n\r\n`.repeat(
+      count,
+    );
 
   it.each([
     ["100 connections × 16 gzip requests (the reported attack)", 100, pipelined(16, "gzip")],

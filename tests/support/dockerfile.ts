@@ -36,7 +36,9 @@ export function getCommand(args: string): string[] {
 /** `ENV A=1 B="two"` as an object. */
 export function getEnv(args: string): Record<string, string> {
   const pairs = args.matchAll(/([\w.-]+)=("(?:[^"\\]|\\.)*"|\S*)/g);
-  return Object.fromEntries([...pairs].map(([, key, value = ""]) => [key, value.replace(/^"(.*)"$/, "$1")]));
+  return Object.fromEntries(
+    [...pairs].map(([, key, value = ""]) => [key, value.replace(/^"(.*)"$/, "$1")]),
+  );
 }
 
 /** `--flag=value` options, then the remaining words. */

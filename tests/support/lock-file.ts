@@ -3,7 +3,11 @@ export type LockFile = { packages: Record<string, LockEntry> };
 
 /** The entry npm uses for `dependency` of the package at `from`: its own node_modules first, then each folder up. */
 export function resolveLockEntry(lock: LockFile, from: string, dependency: string) {
-  for (let folder = from; ; folder = folder.slice(0, Math.max(folder.lastIndexOf("/node_modules/"), 0))) {
+  for (
+    let folder = from;
+    ;
+    folder = folder.slice(0, Math.max(folder.lastIndexOf("/node_modules/"), 0))
+  ) {
     const candidate = `${folder ? `${folder}/` : ""}node_modules/${dependency}`;
     if (candidate in lock.packages) return candidate;
     if (!folder) return undefined;

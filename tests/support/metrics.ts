@@ -22,7 +22,9 @@ export function parseMetrics(text: string): Sample[] {
 export const total = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
   samples
     .filter((sample) => sample.name === name)
-    .filter((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+    .filter((sample) =>
+      Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    )
     .reduce((sum, sample) => sum + sample.value, 0);
 
 /**

@@ -34,7 +34,11 @@ export type SignInApp = {
 };
 
 /** A built server with sign-in through a new oidc-provider, its ORIGIN its own address. */
-export async function startSignInApp({ env = {}, referenceApp = false, provider: options }: Options = {}) {
+export async function startSignInApp({
+  env = {},
+  referenceApp = false,
+  provider: options,
+}: Options = {}) {
   const listener = await reservePort();
   const origin = listener.url;
   const [provider, upstream, cwd] = await Promise.all([
@@ -72,13 +76,23 @@ export function startSuiteSignInApp(options: Options = {}) {
   return suite;
 }
 
-const THING = { id: "1", name: "Anchor", quantity: 1, colour: "red", featured: false, notes: "", version: 1 };
+const THING = {
+  id: "1",
+  name: "Anchor",
+  quantity: 1,
+  colour: "red",
+  featured: false,
+  notes: "",
+  version: 1,
+};
 
 /**
  * The reference feature's API for sign-in tests: its thing, listed and read by anyone, featured
  * only with a token `accepts` allows (`attempt` counts the feature requests from 1), else 401.
  */
-export function answerThingsApi(accepts: (authorization: string | undefined, attempt: number) => boolean) {
+export function answerThingsApi(
+  accepts: (authorization: string | undefined, attempt: number) => boolean,
+) {
   let attempt = 0;
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
     const json = (status: number, body: unknown) =>
@@ -87,7 +101,8 @@ export function answerThingsApi(accepts: (authorization: string | undefined, att
       return json(200, { items: [THING], page: 1, pageCount: 1 });
     if (req.method === "GET" && req.url === "/things/1") return json(200, THING);
     if (req.method !== "PUT" || req.url !== "/things/1/featured") return json(404, {});
-    if (!accepts(req.headers.authorization, ++attempt)) return json(401, { error: "invalid_token" });
+    if (!accepts(req.headers.authorization, ++attempt))
+      return json(401, { error: "invalid_token" });
     return json(200, { ...THING, featured: true });
   };
 }

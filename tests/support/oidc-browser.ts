@@ -61,7 +61,8 @@ export class Browser {
       if (stopAt?.(current)) return { url: current, response: null };
       const response = await this.fetch(current);
       const location = response.headers.get("location");
-      if (response.status < 300 || response.status > 399 || !location) return { url: current, response };
+      if (response.status < 300 || response.status > 399 || !location)
+        return { url: current, response };
       await response.body?.cancel();
       current = new URL(location, current).href;
     }
@@ -94,8 +95,15 @@ export class Browser {
  * Signs `login` in at the provider's dev login form for a sign-in started at the app (`appUrl`),
  * as a browser without JavaScript would, and returns the callback address it is sent back to.
  */
-export async function reachCallback(browser: Browser, appUrl: string, login: string, redirectTo = "/") {
-  const start = await browser.fetch(`${appUrl}/auth/sign-in?${new URLSearchParams({ redirectTo })}`);
+export async function reachCallback(
+  browser: Browser,
+  appUrl: string,
+  login: string,
+  redirectTo = "/",
+) {
+  const start = await browser.fetch(
+    `${appUrl}/auth/sign-in?${new URLSearchParams({ redirectTo })}`,
+  );
   expect(start.status).toBe(303);
   const loginPage = await browser.follow(start.headers.get("location")!, (url) =>
     url.startsWith(`${appUrl}/`),
@@ -105,8 +113,9 @@ export async function reachCallback(browser: Browser, appUrl: string, login: str
     login,
     password: "any",
   });
-  const back = await browser.follow(new URL(posted.headers.get("location")!, loginPage.url).href, (url) =>
-    url.startsWith(`${appUrl}/`),
+  const back = await browser.follow(
+    new URL(posted.headers.get("location")!, loginPage.url).href,
+    (url) => url.startsWith(`${appUrl}/`),
   );
   return back.url;
 }

@@ -66,7 +66,9 @@ function signJwt(claims: Record<string, unknown>, key: KeyObject) {
  */
 export async function startScriptedProvider(): Promise<ScriptedProvider> {
   const clientId = "web-app";
-  const [published, unpublished] = [0, 1].map(() => generateKeyPairSync("rsa", { modulusLength: 2048 }));
+  const [published, unpublished] = [0, 1].map(() =>
+    generateKeyPairSync("rsa", { modulusLength: 2048 }),
+  );
   const jwk = {
     ...published!.publicKey.export({ format: "jwk" }),
     kid: "published",
@@ -81,7 +83,8 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (url.pathname === "/.well-known/openid-configuration") {
       if (scripted.discovery === "stall") return stall(res);
-      if (scripted.discovery !== "valid") return streamHuge(res, scripted.discovery === "huge-declared");
+      if (scripted.discovery !== "valid")
+        return streamHuge(res, scripted.discovery === "huge-declared");
       return json(200, {
         issuer,
         authorization_endpoint: `${issuer}/authorize`,
@@ -99,7 +102,10 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
       const code = crypto.randomUUID();
       nonces.set(code, url.searchParams.get("nonce") ?? "");
       const back = new URL(url.searchParams.get("redirect_uri")!);
-      back.search = new URLSearchParams({ code, state: url.searchParams.get("state") ?? "" }).toString();
+      back.search = new URLSearchParams({
+        code,
+        state: url.searchParams.get("state") ?? "",
+      }).toString();
       return res.writeHead(303, { location: back.href }).end();
     }
     if (url.pathname !== "/token") return json(404, { error: "not_found" });
@@ -115,12 +121,18 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
       ...scripted.subject,
       // A refreshed ID token carries no nonce (OpenID Connect Core 12.2).
       ...(grantType === "authorization_code"
-        ? { nonce: scripted.answer === "wrong-nonce" ? "another-nonce" : nonces.get(form.get("code") ?? "") }
+        ? {
+            nonce:
+              scripted.answer === "wrong-nonce"
+                ? "another-nonce"
+                : nonces.get(form.get("code") ?? ""),
+          }
         : {}),
       iat: scripted.answer === "expired" ? now - 7_200 : now,
       exp: scripted.answer === "expired" ? now - 3_600 : now + 300,
     };
-    const key = scripted.answer === "bad-signature" ? unpublished!.privateKey : published!.privateKey;
+    const key =
+      scripted.answer === "bad-signature" ? unpublished!.privateKey : published!.privateKey;
     switch (scripted.answer) {
       case "hang":
         hanging.add(res);
@@ -222,7 +234,10 @@ export function startSuiteWithScriptedProvider({
       reservePort(),
       referenceApp ? buildReferenceApp() : undefined,
     ]);
-    [suite.provider, suite.upstream] = await Promise.all([startScriptedProvider(), startUpstream()]);
+    [suite.provider, suite.upstream] = await Promise.all([
+      startScriptedProvider(),
+      startUpstream(),
+    ]);
     suite.app = await startServer(
       {
         ORIGIN: `${scheme}://127.0.0.1:${listener.port}`,
@@ -250,7 +265,9 @@ export async function signInScripted(
   app: RunningServer,
   redirectTo = "/",
 ) {
-  const start = await browser.fetch(`${app.url}/auth/sign-in?${new URLSearchParams({ redirectTo })}`);
+  const start = await browser.fetch(
+    `${app.url}/auth/sign-in?${new URLSearchParams({ redirectTo })}`,
+  );
   if (start.status !== 303) return start;
   const authorize = await browser.fetch(start.headers.get("location")!);
   return browser.fetch(authorize.headers.get("location")!);

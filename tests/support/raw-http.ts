@@ -1,7 +1,12 @@
 import net from "node:net";
 import { HANG_TIMEOUT_MS } from "./hang";
 
-export type RawResponse = { status: number; headers: Record<string, string>; body: string; raw: string };
+export type RawResponse = {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  raw: string;
+};
 
 /**
  * Sends bytes exactly as given over a fresh TCP connection and parses the answer, for requests
@@ -36,7 +41,8 @@ export function parseResponse(raw: string): RawResponse {
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(":");
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    if (colon > 0)
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   return {
     status: Number(statusLine.split(" ")[1] ?? 0),

@@ -54,7 +54,8 @@ export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis>
         HANG_TIMEOUT_MS,
       );
       const read = () => output.includes(line) && done();
-      const exited = (code: number | null) => done(new Error(`redis-server exited with ${code}: ${output}`));
+      const exited = (code: number | null) =>
+        done(new Error(`redis-server exited with ${code}: ${output}`));
       function done(error?: Error) {
         clearTimeout(timer);
         started.stdout!.off("data", read);

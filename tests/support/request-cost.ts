@@ -14,7 +14,8 @@ export function readLoopDelay(server: RunningServer) {
 }
 
 /** The longest stretch the loop was held, in parses of 1 MiB of JSON by the same process. */
-export const heldInJsonParses = ({ heldCpuMs, referenceCpuMs }: LoopDelay) => heldCpuMs / referenceCpuMs;
+export const heldInJsonParses = ({ heldCpuMs, referenceCpuMs }: LoopDelay) =>
+  heldCpuMs / referenceCpuMs;
 
 /** What costs are measured against: an ordinary post of one 1 MiB value to the theme form. */
 export const ONE_LARGE_VALUE = `theme=dark&redirectTo=/${"x".repeat(1_048_576 - 30)}`;

@@ -208,7 +208,9 @@ let logMarks = 0;
  */
 export async function untilLoggedSoFar(server: RunningServer) {
   const requestId = `log-mark-${++logMarks}`;
-  await (await fetch(`${server.url}/healthz`, { headers: { "x-request-id": requestId } })).arrayBuffer();
+  await (
+    await fetch(`${server.url}/healthz`, { headers: { "x-request-id": requestId } })
+  ).arrayBuffer();
   await expect.poll(() => server.output()).toContain(`"requestId":"${requestId}"`);
 }
 

@@ -34,7 +34,11 @@ export async function getRaw(url: string, headers: Record<string, string> = {}, 
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
           response.on("end", () =>
-            resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }),
+            resolve({
+              status: response.statusCode!,
+              headers: response.headers,
+              body: Buffer.concat(chunks),
+            }),
           );
         })
         .on("error", reject)

@@ -18,7 +18,18 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body
 
 export const THINGS_PAGE_SIZE = 5;
 
-const NAMES = ["Amber", "Birch", "Cedar", "Dune", "Ember", "Fern", "Granite", "Harbour", "Iris", "Juniper"];
+const NAMES = [
+  "Amber",
+  "Birch",
+  "Cedar",
+  "Dune",
+  "Ember",
+  "Fern",
+  "Granite",
+  "Harbour",
+  "Iris",
+  "Juniper",
+];
 
 export type ThingsApi = {
   /** The API's state: tests read and change it directly. */
@@ -66,13 +77,21 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
       return interception.answer(req, res, body);
     }
     const url = new URL(req.url!, "http://api.test");
-    const [, id, part] = /^\/things\/([^/]+)(?:\/(comments|status|quantity))?$/.exec(url.pathname) ?? [];
+    const [, id, part] =
+      /^\/things\/([^/]+)(?:\/(comments|status|quantity))?$/.exec(url.pathname) ?? [];
     const thing = id === undefined ? undefined : things.get(decodeURIComponent(id));
-    if (req.method === "GET" && url.pathname === "/things") return sendJson(res, 200, list(things, url));
+    if (req.method === "GET" && url.pathname === "/things")
+      return sendJson(res, 200, list(things, url));
     if (req.method === "POST" && url.pathname === "/things") {
       const input = JSON.parse(body) as Omit<Thing, "id" | "version">;
       if (isNameTaken(things, input.name)) return sendNameTaken(res);
-      const created: Thing = { ...input, id: String(nextId++), status: "active", comments: [], version: 1 };
+      const created: Thing = {
+        ...input,
+        id: String(nextId++),
+        status: "active",
+        comments: [],
+        version: 1,
+      };
       things.set(created.id, created);
       return sendJson(res, 201, created);
     }
@@ -165,26 +184,39 @@ function isNameTaken(things: Map<string, Thing>, name: string, exceptId?: string
 function sendNameTaken(res: http.ServerResponse) {
   sendProblem(res, 422, {
     title: "Your request is not valid.",
-    errors: [{ pointer: "#/name", detail: "Another thing already has this name. Choose a different name." }],
+    errors: [
+      {
+        pointer: "#/name",
+        detail: "Another thing already has this name. Choose a different name.",
+      },
+    ],
   });
 }
 
 function sendArchivedStock(res: http.ServerResponse) {
   sendProblem(res, 422, {
     title: "Your request is not valid.",
-    errors: [{ pointer: "#/quantity", detail: "An archived thing cannot be in stock. Remove it instead." }],
+    errors: [
+      { pointer: "#/quantity", detail: "An archived thing cannot be in stock. Remove it instead." },
+    ],
   });
 }
 
 function sendCommentRepeated(res: http.ServerResponse) {
   sendProblem(res, 422, {
     title: "Your request is not valid.",
-    errors: [{ pointer: "#/text", detail: "This comment repeats the last one. Write something new." }],
+    errors: [
+      { pointer: "#/text", detail: "This comment repeats the last one. Write something new." },
+    ],
   });
 }
 
 /** Answers with RFC 9457 problem details. */
-export function sendProblem(res: http.ServerResponse, status: number, problem: Record<string, unknown>) {
+export function sendProblem(
+  res: http.ServerResponse,
+  status: number,
+  problem: Record<string, unknown>,
+) {
   const body = JSON.stringify({ type: "about:blank", status, ...problem });
   res.writeHead(status, {
     "content-type": "application/problem+json",

@@ -45,7 +45,9 @@ function fetchPackage(name: string, version: string, onFetch: (what: string) => 
 }
 
 const announce = (what: string) =>
-  console.log(`Fetching ${what} from the npm registry into node_modules/.cache/ for the image's test run.`);
+  console.log(
+    `Fetching ${what} from the npm registry into node_modules/.cache/ for the image's test run.`,
+  );
 
 /** The image's `node` binary for this machine's platform, fetched on first use. */
 export function getImageNode(onFetch = announce) {

@@ -196,8 +196,6 @@ function failures(log: string) {
   if (!existsSync(file)) return log;
   const lines = stripVTControlCharacters(readFileSync(file, "utf8")).split("\n");
   const first = lines.findIndex((line) => /Failed Tests \d|^\s+1\) /.test(line));
-  return lines
-    .slice(first >= 0 ? first : -80)
-    .slice(0, 200)
-    .join("\n");
+  const shown = lines.slice(first >= 0 ? first : -80).slice(0, 200);
+  return shown.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line)).join("\n");
 }

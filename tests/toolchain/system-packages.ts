@@ -10,7 +10,12 @@ export const systemPackages = [
     override: "CHROMIUM_PATH",
     neededBy: "the browser tests",
   },
-  { name: "nginx-light", binary: "/usr/sbin/nginx", override: "NGINX_PATH", neededBy: "the scale-out test" },
+  {
+    name: "nginx-light",
+    binary: "/usr/sbin/nginx",
+    override: "NGINX_PATH",
+    neededBy: "the scale-out test",
+  },
   {
     name: "firefox-esr",
     binary: "/usr/bin/firefox-esr",
@@ -62,8 +67,13 @@ export function getSetupPlan(
   const names = missing.map((pkg) => pkg.name);
   const overridden = missing.filter((pkg) => process.env[pkg.override]);
   if (overridden.length > 0) {
-    const settings = overridden.map((pkg) => `${pkg.override}=${process.env[pkg.override]}`).join(", ");
-    return { action: "stop", line: `${settings} names no file: point it at the binary, or unset it.` };
+    const settings = overridden
+      .map((pkg) => `${pkg.override}=${process.env[pkg.override]}`)
+      .join(", ");
+    return {
+      action: "stop",
+      line: `${settings} names no file: point it at the binary, or unset it.`,
+    };
   }
   if (isRoot && hasAptGet) {
     const what = missing.map((pkg) => pkg.neededBy).join(" and ");
@@ -97,7 +107,10 @@ export function ensureSystemPackages() {
   if (plan.action === "none") return;
   if (plan.action === "stop") throw new Error(plan.line);
   console.log(plan.line);
-  const apt = { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } } as const;
+  const apt = {
+    stdio: "inherit",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  } as const;
   execFileSync("apt-get", ["update", "-qq"], apt);
   execFileSync("apt-get", ["install", "-y", "-qq", ...plan.packages], apt);
   const still = missing();

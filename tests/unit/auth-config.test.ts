@@ -51,7 +51,10 @@ describe("sign-in settings", () => {
       { OIDC_ISSUER: signIn.OIDC_ISSUER },
       "Invalid environment variable OIDC_CLIENT_ID: required with OIDC_ISSUER",
     ],
-    [{ OIDC_CLIENT_ID: "web" }, "Invalid environment variable OIDC_ISSUER: required with OIDC_CLIENT_ID"],
+    [
+      { OIDC_CLIENT_ID: "web" },
+      "Invalid environment variable OIDC_ISSUER: required with OIDC_CLIENT_ID",
+    ],
     [{ ...signIn, ORIGIN: undefined }, "Invalid environment variable ORIGIN: required for sign-in"],
     [
       { ...signIn, SESSION_SECRET: undefined },

@@ -28,7 +28,9 @@ describe("readUser", () => {
   });
 
   it("names the visitor by name, then username, email or subject", () => {
-    expect(readUser({ sub: "s", preferred_username: "ada", email: "a@x" }, "roles").name).toBe("ada");
+    expect(readUser({ sub: "s", preferred_username: "ada", email: "a@x" }, "roles").name).toBe(
+      "ada",
+    );
     expect(readUser({ sub: "s", name: " ", email: "a@x" }, "roles").name).toBe("a@x");
     expect(readUser({ sub: "s" }, "roles").name).toBe("s");
   });
@@ -70,7 +72,8 @@ describe("sessions in memory", () => {
     const now = Date.now();
     const sessions = Array.from(
       { length: MAX_MEMORY_SESSIONS + 1 },
-      (_, i) => ({ id: createSessionId(), sub: `visitor-${i}`, createdAt: now, seenAt: now }) as Session,
+      (_, i) =>
+        ({ id: createSessionId(), sub: `visitor-${i}`, createdAt: now, seenAt: now }) as Session,
     );
     for (const session of sessions.slice(0, MAX_MEMORY_SESSIONS)) await store.save(session);
     await store.save(sessions[0]!);
@@ -83,12 +86,17 @@ describe("sessions in memory", () => {
 
 describe("withTokens", () => {
   const tokens = (access_token: string, token_type = "bearer") =>
-    ({ access_token, token_type, expiresIn: () => 300, claims: () => undefined }) as unknown as Parameters<
-      typeof withTokens
-    >[1];
+    ({
+      access_token,
+      token_type,
+      expiresIn: () => 300,
+      claims: () => undefined,
+    }) as unknown as Parameters<typeof withTokens>[1];
 
   it("takes tokens a header can carry and refuses the rest", () => {
-    expect(withTokens({}, tokens("eyJ.a-b_c~d+e/f="), "roles").accessToken).toBe("eyJ.a-b_c~d+e/f=");
+    expect(withTokens({}, tokens("eyJ.a-b_c~d+e/f="), "roles").accessToken).toBe(
+      "eyJ.a-b_c~d+e/f=",
+    );
     for (const accessToken of ["a\r\nb", "a\u0000", "tökén", " padded", ""]) {
       expect(() => withTokens({}, tokens(accessToken), "roles")).toThrow(UntrustedTokensError);
     }

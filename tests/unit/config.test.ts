@@ -111,6 +111,8 @@ describe("parseConfig", () => {
     });
     expect(parseConfig({}).securityTxt).toBeNull();
     for (const [name, value] of Object.entries(fields))
-      expect(() => parseConfig({ [name]: value })).toThrow(/^Invalid environment variable SECURITY_TXT_/);
+      expect(() => parseConfig({ [name]: value })).toThrow(
+        /^Invalid environment variable SECURITY_TXT_/,
+      );
   });
 });

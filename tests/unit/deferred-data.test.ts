@@ -15,7 +15,10 @@ describe("hasDeferredData", () => {
     ["no loaders", {}],
     ["loaders returning nothing", { root: null, "routes/_site": undefined }],
     ["plain values", { root: { theme: "dark", flash: null, list: [1, "a", { b: [true] }] } }],
-    ["class instances, which are not walked", { root: { at: new Date(), url: new URL("http://x/") } }],
+    [
+      "class instances, which are not walked",
+      { root: { at: new Date(), url: new URL("http://x/") } },
+    ],
   ])("is false for %s", (_case, loaderData) => {
     expect(hasDeferredData(context(loaderData))).toBe(false);
   });
@@ -23,7 +26,10 @@ describe("hasDeferredData", () => {
   it.each<[string, Record<string, unknown>]>([
     ["a promise returned by a loader", { "routes/a": pending() }],
     ["a promise in a field", { "routes/a": { later: pending() } }],
-    ["a promise deep in arrays and objects", { "routes/a": { list: [{ items: [1, { x: pending() }] }] } }],
+    [
+      "a promise deep in arrays and objects",
+      { "routes/a": { list: [{ items: [1, { x: pending() }] }] } },
+    ],
     ["a promise in a Map", { "routes/a": { byId: new Map([["1", pending()]]) } }],
     ["a promise in a Set", { "routes/a": new Set([pending()]) }],
     ["a thenable", { "routes/a": { later: { then: () => {} } } }],
@@ -33,12 +39,16 @@ describe("hasDeferredData", () => {
   });
 
   it("looks into action data too", () => {
-    expect(hasDeferredData(context({}, { actionData: { "routes/a": { later: pending() } } }))).toBe(true);
+    expect(hasDeferredData(context({}, { actionData: { "routes/a": { later: pending() } } }))).toBe(
+      true,
+    );
   });
 
   it("is true for a legacy defer()", () => {
     // Only its presence matters here.
-    const activeDeferreds = { "routes/a": {} } as unknown as StaticHandlerContext["activeDeferreds"];
+    const activeDeferreds = {
+      "routes/a": {},
+    } as unknown as StaticHandlerContext["activeDeferreds"];
     expect(hasDeferredData(context({}, { activeDeferreds }))).toBe(true);
   });
 

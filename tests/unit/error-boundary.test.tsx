@@ -13,7 +13,11 @@ import { createShellStub, getEnglishError } from "../support/shell";
 
 afterEach(cleanup);
 
-function renderThrown(thrown: () => unknown, ErrorBoundary = () => <GeneralErrorBoundary />, path = "/") {
+function renderThrown(
+  thrown: () => unknown,
+  ErrorBoundary = () => <GeneralErrorBoundary />,
+  path = "/",
+) {
   const RemixStub = createShellStub([
     {
       path: "/:id?",
@@ -36,13 +40,20 @@ describe("GeneralErrorBoundary", () => {
       expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
       expect(screen.getByText(message)).toBeTruthy();
       expect(screen.getByText(`Error ${status}`)).toBeTruthy();
-      expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe("/");
+      expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe(
+        "/",
+      );
     },
   );
 
   it("falls back to the entry for the status when no code is given", async () => {
     renderThrown(() => new Response("gone", { status: 404 }));
-    expect(await screen.findByRole("heading", { level: 1, name: getEnglishError(getErrorForStatus(404).code).title })).toBeTruthy();
+    expect(
+      await screen.findByRole("heading", {
+        level: 1,
+        name: getEnglishError(getErrorForStatus(404).code).title,
+      }),
+    ).toBeTruthy();
   });
 
   it("shows the generic entry, not the error's own message, for an unexpected error", async () => {
@@ -56,20 +67,23 @@ describe("GeneralErrorBoundary", () => {
     const NotFoundHere = () => (
       <GeneralErrorBoundary
         statusHandlers={{
-          404: ({ params }) => (
-            <ErrorPage status={404} title={`No thing with id ${params.id}`} />
-          ),
+          404: ({ params }) => <ErrorPage status={404} title={`No thing with id ${params.id}`} />,
         }}
       />
     );
     renderThrown(() => createErrorResponse("NOT_FOUND"), NotFoundHere, "/42");
-    expect(await screen.findByRole("heading", { level: 1, name: "No thing with id 42" })).toBeTruthy();
+    expect(
+      await screen.findByRole("heading", { level: 1, name: "No thing with id 42" }),
+    ).toBeTruthy();
     expect(screen.getByText("Error 404")).toBeTruthy();
     cleanup();
 
     renderThrown(() => createErrorResponse("UPSTREAM_TIMEOUT"), NotFoundHere, "/42");
     expect(
-      await screen.findByRole("heading", { level: 1, name: getEnglishError("UPSTREAM_TIMEOUT").title }),
+      await screen.findByRole("heading", {
+        level: 1,
+        name: getEnglishError("UPSTREAM_TIMEOUT").title,
+      }),
     ).toBeTruthy();
     cleanup();
 
@@ -90,6 +104,8 @@ describe("createErrorResponse", () => {
 
   it("names only the catalogue's own codes", () => {
     expect(isErrorCode("UPSTREAM_TIMEOUT")).toBe(true);
-    expect(["toString", "constructor", "upstream_timeout", 404, null].some(isErrorCode)).toBe(false);
+    expect(["toString", "constructor", "upstream_timeout", 404, null].some(isErrorCode)).toBe(
+      false,
+    );
   });
 });

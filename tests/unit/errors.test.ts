@@ -27,7 +27,11 @@ describe("error catalogue", () => {
     [503, "UPSTREAM_UNAVAILABLE"],
     [504, "UPSTREAM_TIMEOUT"],
   ])("shows status %i with the words of %s", (status, code) => {
-    expect(getErrorForStatus(status)).toEqual({ ...errorCatalogue[code as ErrorCode], code, status });
+    expect(getErrorForStatus(status)).toEqual({
+      ...errorCatalogue[code as ErrorCode],
+      code,
+      status,
+    });
   });
 
   it("gives each listed status its own title", () => {

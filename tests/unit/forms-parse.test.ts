@@ -17,7 +17,10 @@ const Schema = classic.object({
   address: classic
     .object({ street: classic.string(), lines: classic.array(classic.string()).length(2) })
     .optional(),
-  choice: classic.union([classic.object({ a: classic.string() }), classic.object({ b: classic.string() })]),
+  choice: classic.union([
+    classic.object({ a: classic.string() }),
+    classic.object({ b: classic.string() }),
+  ]),
   labels: classic.record(classic.string(), classic.string()),
   count: classic.string().pipe(classic.coerce.number()).catch(0),
   picked: classic.preprocess((value) => value, classic.array(classic.string()).max(4)),
@@ -122,7 +125,13 @@ describe("the parse the browser and the action share", () => {
       ["tags", "b"],
       ["address.town", " Leeds"],
     ];
-    const value = { name: "Ada", count: 12, urgent: true, tags: ["a", "b"], address: { town: "Leeds" } };
+    const value = {
+      name: "Ada",
+      count: 12,
+      urgent: true,
+      tags: ["a", "b"],
+      address: { town: "Leeds" },
+    };
     expect(check(entries)).toEqual({ value });
     let received: unknown;
     const request = new Request("http://app.example/", {
@@ -189,7 +198,9 @@ describe("the parse the browser and the action share", () => {
     });
 
     it("reads decimals for a number that need not be whole", () => {
-      expect(check([["price", "2.50"]], z.object({ price: z.number() }))).toEqual({ value: { price: 2.5 } });
+      expect(check([["price", "2.50"]], z.object({ price: z.number() }))).toEqual({
+        value: { price: 2.5 },
+      });
     });
   });
 });

@@ -44,7 +44,11 @@ async function action({ request }: ActionFunctionArgs) {
 }
 
 function FixtureForm({ defaultValue }: { defaultValue?: Partial<FixtureValues> }) {
-  const [form, fields] = useValidatedForm({ id: "fixture", schema: FixtureFormSchema, defaultValue });
+  const [form, fields] = useValidatedForm({
+    id: "fixture",
+    schema: FixtureFormSchema,
+    defaultValue,
+  });
   return (
     <>
       <ErrorSummary form={form} fields={[fields.name, fields.size, fields.colour, fields.count]} />
@@ -87,10 +91,14 @@ describe("the form toolkit", () => {
     const name = await screen.findByRole("textbox", { name: "Name" });
     expect(name).toHaveProperty("name", "name");
     expect(name.getAttribute("aria-describedby")).toBe("fixture-name-description");
-    expect(document.getElementById("fixture-name-description")?.textContent).toBe("As you want it shown.");
+    expect(document.getElementById("fixture-name-description")?.textContent).toBe(
+      "As you want it shown.",
+    );
     expect(name.hasAttribute("aria-invalid")).toBe(false);
     expect(screen.getByRole("combobox", { name: "Size" })).toBeTruthy();
-    expect(within(screen.getByRole("group", { name: "Colour" })).getAllByRole("radio")).toHaveLength(2);
+    expect(
+      within(screen.getByRole("group", { name: "Colour" })).getAllByRole("radio"),
+    ).toHaveLength(2);
     expect(screen.getByRole("checkbox", { name: "Urgent" })).toBeTruthy();
     expect(screen.getByRole("textbox", { name: "Notes" }).tagName).toBe("TEXTAREA");
     expect(screen.queryByRole("alert")).toBeNull();
@@ -98,7 +106,10 @@ describe("the form toolkit", () => {
 
   it("checks nothing while the visitor fills the form in, so nothing moves before the click", async () => {
     const user = renderForm();
-    await user.type(await screen.findByRole("textbox", { name: "Name" }), "a name that is far too long");
+    await user.type(
+      await screen.findByRole("textbox", { name: "Name" }),
+      "a name that is far too long",
+    );
     await user.tab();
     await user.type(screen.getByRole("textbox", { name: "Count" }), "many");
     await user.tab();
@@ -124,7 +135,9 @@ describe("the form toolkit", () => {
 
     const name = screen.getByRole("textbox", { name: "Name" });
     expect(name.getAttribute("aria-invalid")).toBe("true");
-    expect(name.getAttribute("aria-describedby")).toBe("fixture-name-description fixture-name-error");
+    expect(name.getAttribute("aria-describedby")).toBe(
+      "fixture-name-description fixture-name-error",
+    );
     expect(document.getElementById("fixture-name-error")?.textContent).toBe("Enter a name.");
     const size = screen.getByRole("combobox", { name: "Size" });
     expect(document.getElementById(size.getAttribute("aria-describedby")!)?.textContent).toBe(
@@ -156,7 +169,10 @@ describe("the form toolkit", () => {
 
   it("keeps the visitor's values beside the errors", async () => {
     const user = renderForm();
-    await user.type(await screen.findByRole("textbox", { name: "Name" }), "a name that is far too long");
+    await user.type(
+      await screen.findByRole("textbox", { name: "Name" }),
+      "a name that is far too long",
+    );
     await user.selectOptions(screen.getByRole("combobox", { name: "Size" }), "large");
     await user.click(screen.getByRole("radio", { name: "Blue" }));
     await user.click(screen.getByRole("button", { name: "Send" }));
@@ -202,7 +218,9 @@ describe("the form toolkit", () => {
     await user.click(screen.getByRole("button", { name: "Send" }));
     await expect
       .poll(() => submitted)
-      .toEqual([{ name: "Ada", size: "large", colour: "blue", count: 3, urgent: true, notes: "Hi" }]);
+      .toEqual([
+        { name: "Ada", size: "large", colour: "blue", count: 3, urgent: true, notes: "Hi" },
+      ]);
     expect(screen.queryByRole("alert")).toBeNull();
   });
 

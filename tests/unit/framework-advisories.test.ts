@@ -9,7 +9,12 @@ import { projectRoot } from "../support/server";
 
 // The advisories listed in docs/security.md (Dependencies), held against what is installed.
 
-type Advisory = { id: string; affects: { name: string; range: string }[]; status: string; row: string };
+type Advisory = {
+  id: string;
+  affects: { name: string; range: string }[];
+  status: string;
+  row: string;
+};
 
 function readAdvisories(): Advisory[] {
   const doc = readFileSync(path.join(projectRoot, "docs/security.md"), "utf8");
@@ -33,9 +38,13 @@ function readAdvisories(): Advisory[] {
 }
 
 function readInstalledVersions(name: string) {
-  const lock = JSON.parse(readFileSync(path.join(projectRoot, "package-lock.json"), "utf8")) as LockFile;
+  const lock = JSON.parse(
+    readFileSync(path.join(projectRoot, "package-lock.json"), "utf8"),
+  ) as LockFile;
   return Object.entries(lock.packages)
-    .filter(([where]) => where === `node_modules/${name}` || where.endsWith(`/node_modules/${name}`))
+    .filter(
+      ([where]) => where === `node_modules/${name}` || where.endsWith(`/node_modules/${name}`),
+    )
     .map(([, entry]) => entry.version!);
 }
 
@@ -53,7 +62,9 @@ function isInRange(version: string, range: string) {
     const [, operator = "=", bound = ""] = /^(>=|<=|>|<|=)?(\d+\.\d+\.\d+)$/.exec(comparator) ?? [];
     if (!bound) throw new Error(`not a comparator: ${comparator}`);
     const order = compareVersions(version, bound);
-    return { ">=": order >= 0, "<=": order <= 0, ">": order > 0, "<": order < 0, "=": order === 0 }[operator];
+    return { ">=": order >= 0, "<=": order <= 0, ">": order > 0, "<": order < 0, "=": order === 0 }[
+      operator
+    ];
   });
 }
 
@@ -129,7 +140,9 @@ describe("patches/apply-patches.js", () => {
     (_name, patch) => {
       const root = path.join(projectRoot, "node_modules", patch.package);
       const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-      expect(version, "the patched package changed version: update or remove its patch").toBe(patch.version);
+      expect(version, "the patched package changed version: update or remove its patch").toBe(
+        patch.version,
+      );
       expect(readInstalledVersions(patch.package)).toEqual([patch.version]);
       for (const file of patch.files) {
         const text = readFileSync(path.join(root, file), "utf8");
@@ -148,12 +161,17 @@ describe("patches/apply-patches.js", () => {
       const root = path.join(nodeModules, patch.package);
       cpSync(path.join(projectRoot, "node_modules", patch.package), root, { recursive: true });
       const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-      writeFileSync(path.join(root, "package.json"), JSON.stringify({ ...manifest, version: "99.0.0" }));
+      writeFileSync(
+        path.join(root, "package.json"),
+        JSON.stringify({ ...manifest, version: "99.0.0" }),
+      );
       expect(() => applyPatches(nodeModules)).toThrow(/is 99\.0\.0, the fix for GHSA-/);
     } finally {
       rmSync(nodeModules, { recursive: true, force: true });
     }
-    expect(() => patchText("something else", patch.replacements, "file.js")).toThrow(/exactly once/);
+    expect(() => patchText("something else", patch.replacements, "file.js")).toThrow(
+      /exactly once/,
+    );
     const [from, to, earlier] = patch.replacements[0] as [string, string, string];
     expect(patchText(`a ${from} b`, [[from, to]], "file.js")).toBe(`a ${to} b`);
     expect(patchText(`a ${to} b`, [[from, to]], "file.js")).toBe(`a ${to} b`);

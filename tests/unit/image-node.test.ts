@@ -17,7 +17,9 @@ describe("the Node versions", () => {
 
   it("declares in engines the majors npm test runs on", () => {
     const { engines } = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8"));
-    const majors = [...(engines.node as string).matchAll(/\^(\d+)\./g)].map(([, major]) => Number(major));
+    const majors = [...(engines.node as string).matchAll(/\^(\d+)\./g)].map(([, major]) =>
+      Number(major),
+    );
     expect(majors).toContain(getMajor(process.versions.node));
     expect(majors).toContain(getMajor(IMAGE_NODE_VERSION));
   });

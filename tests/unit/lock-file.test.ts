@@ -29,7 +29,9 @@ describe("package-lock.json", () => {
   it("resolves nested entries before hoisted ones, as npm does, and checks exact versions", () => {
     const nested: LockFile = {
       packages: {
-        "node_modules/a/node_modules/b": { optionalDependencies: { c: "1.0.0", d: "1.0.0", e: "^1.0.0" } },
+        "node_modules/a/node_modules/b": {
+          optionalDependencies: { c: "1.0.0", d: "1.0.0", e: "^1.0.0" },
+        },
         "node_modules/a/node_modules/b/node_modules/c": { version: "1.0.0" },
         "node_modules/a/node_modules/d": { version: "1.0.0" },
         "node_modules/c": { version: "2.0.0" },

@@ -31,7 +31,9 @@ describe("parseTraceparent", () => {
   });
 
   it("reads the first four fields of a later version", () => {
-    expect(parseTraceparent(`cc-${TRACE_ID}-${PARENT_ID}-09-what-comes-next`)?.traceId).toBe(TRACE_ID);
+    expect(parseTraceparent(`cc-${TRACE_ID}-${PARENT_ID}-09-what-comes-next`)?.traceId).toBe(
+      TRACE_ID,
+    );
   });
 
   it.each([

@@ -16,7 +16,8 @@ export function ThemeControl({ theme }: { theme: Theme }) {
   const t = useTranslate();
   const current = usePendingTheme() ?? theme;
   // After a rejected post the address is the action's own; coming back to it would be a GET.
-  const redirectTo = location.pathname === THEME_ACTION_PATH ? "/" : `${location.pathname}${location.search}`;
+  const redirectTo =
+    location.pathname === THEME_ACTION_PATH ? "/" : `${location.pathname}${location.search}`;
   const error = fetcher.state === "idle" ? fetcher.data?.errors.theme : undefined;
   return (
     <fetcher.Form method="post" action={THEME_ACTION_PATH} className="theme-control">
@@ -24,7 +25,13 @@ export function ThemeControl({ theme }: { theme: Theme }) {
       <fieldset aria-describedby={error ? "theme-control-error" : undefined}>
         <legend>{t("theme.legend")}</legend>
         {THEMES.map((value) => (
-          <button key={value} type="submit" name="theme" value={value} aria-pressed={current === value}>
+          <button
+            key={value}
+            type="submit"
+            name="theme"
+            value={value}
+            aria-pressed={current === value}
+          >
             {t(`theme.${value}`)}
           </button>
         ))}
