@@ -120,12 +120,10 @@ test(
     });
     expect(response.status).toBe(204);
     expect(await count(reportsApp, "csp_violations_total", labels)).toBe(before + 1);
-    const logged = getLogLines(
-      reportsApp.app,
-      "content security policy violation",
-      "/auth/callback",
-    );
-    expect(logged).toHaveLength(1);
+    const logged = () =>
+      getLogLines(reportsApp.app, "content security policy violation", "/auth/callback");
+    // The line may come a moment after the answer.
+    await expect.poll(logged).toHaveLength(1);
     expect(reportsApp.app.output()).not.toContain("chromium-callback-code");
   },
 );

@@ -5,7 +5,13 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scrapeMetrics, total } from "../support/metrics";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
-import { getLogLines, reservePort, startServer, startSuiteServer } from "../support/server";
+import {
+  getLogLines,
+  reservePort,
+  startServer,
+  startSuiteServer,
+  untilLoggedSoFar,
+} from "../support/server";
 import { requireSystemBinary } from "../toolchain/system-packages";
 
 // What visitors' browsers report (CSP violations, web vitals) and the security.txt, on the built
@@ -63,6 +69,7 @@ describe("CSP violation reports", () => {
     expect(response.status).toBe(204);
     const labels = { directive: "script-src-elem", blocked: "inline" };
     expect(await count("csp_violations_total", labels)).toBe(1);
+    await untilLoggedSoFar(server);
     const [line] = getLogLines(server, "content security policy violation");
     expect(line).toContain(`"document":"${server.url}/auth/callback"`);
     expect(server.output()).not.toContain("firefox-code");
@@ -280,7 +287,7 @@ describe("hostile reports", () => {
     );
     expect(response.status).toBe(204);
     expect(await count("csp_violations_total", { directive: "style-src" })).toBe(32);
-    expect(getLogLines(server, '"dropped":368')).toHaveLength(1);
+    await expect.poll(() => getLogLines(server, '"dropped":368')).toHaveLength(1);
   });
 
   it("refuses a gzipped report, and a report over the limit as it streams", async () => {
