@@ -1,3 +1,4 @@
+import type http from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callApi } from "~/api/client.server";
 import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
@@ -26,6 +27,14 @@ beforeEach(() => {
 afterAll(async () => {
   await upstream.close();
 });
+
+const getOne = (options = settings) =>
+  callApi(createIncoming(), getThing, { params: { id: "1" } }, options);
+const createOne = () => callApi(createIncoming(), createThing, { body: { name: "x" } }, settings);
+const BAD_ANSWER = { status: 502, code: "UPSTREAM_BAD_RESPONSE" };
+const UNAVAILABLE = { status: 503, code: "UPSTREAM_UNAVAILABLE" };
+const TIMEOUT = { status: 504, code: "UPSTREAM_TIMEOUT" };
+const TOO_BIG = JSON.stringify({ id: "1", name: "x".repeat(2_000) });
 
 describe("callApi", () => {
   it("sends the path, query and headers, and returns the parsed response", async () => {
@@ -64,12 +73,8 @@ describe("callApi", () => {
   it("leaves out query values that are unset, under a base URL with a trailing slash", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "x" }));
     const slashed = { ...settings, API_BASE_URL: `${upstream.url}/v1/` };
-    await callApi(
-      createIncoming(),
-      getThing,
-      { params: { id: "1" }, query: { q: undefined } },
-      slashed,
-    );
+    const input = { params: { id: "1" }, query: { q: undefined } };
+    await callApi(createIncoming(), getThing, input, slashed);
     expect(upstream.received[0]!.url).toBe("/v1/things/1");
   });
 
@@ -85,12 +90,8 @@ describe("callApi", () => {
 
   it("sends a JSON body", async () => {
     upstream.handle((_req, res, body) => sendJson(res, 201, { id: "1", ...JSON.parse(body) }));
-    const thing = await callApi(
-      createIncoming(),
-      createThing,
-      { body: { name: 'Ünïcode "quoted"' } },
-      settings,
-    );
+    const input = { body: { name: 'Ünïcode "quoted"' } };
+    const thing = await callApi(createIncoming(), createThing, input, settings);
     expect(thing).toEqual({ id: "1", name: 'Ünïcode "quoted"' });
     expect(upstream.received[0]).toMatchObject({ method: "POST", url: "/v1/things" });
     expect(upstream.received[0]!.headers["content-type"]).toBe("application/json");
@@ -98,13 +99,8 @@ describe("callApi", () => {
 
   it("sends a form body and accepts an empty answer", async () => {
     upstream.handle((_req, res) => res.writeHead(204).end());
-    const result = await callApi(
-      createIncoming(),
-      sendNote,
-      { params: { id: "7" }, body: { note: "a&b=c d" } },
-      settings,
-    );
-    expect(result).toBeUndefined();
+    const input = { params: { id: "7" }, body: { note: "a&b=c d" } };
+    expect(await callApi(createIncoming(), sendNote, input, settings)).toBeUndefined();
     expect(upstream.received[0]).toMatchObject({
       method: "PUT",
       url: "/v1/things/7/note",
@@ -114,62 +110,38 @@ describe("callApi", () => {
   });
 
   it("refuses input that does not match the call's schema", async () => {
-    const failure = await getFailure(
-      callApi(
-        createIncoming(),
-        createThing,
-        { body: { name: 42 } as unknown as { name: string } },
-        settings,
-      ),
-    );
+    const input = { body: { name: 42 } as unknown as { name: string } };
+    const failure = await getFailure(callApi(createIncoming(), createThing, input, settings));
     expect(failure).toEqual({ status: 400, code: "BAD_REQUEST" });
   });
 
-  it.each([
-    ["a response that does not match the schema", { id: 1 }],
-    ["a response that is not JSON", "not json"],
-  ])("answers 502 to %s", async (_case, value) => {
-    upstream.handle((_req, res) =>
-      typeof value === "string" ? res.end(value) : sendJson(res, 200, value),
-    );
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
-    );
-    expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
+  it.each<[string, (res: http.ServerResponse) => void]>([
+    ["a response that does not match the schema", (res) => sendJson(res, 200, { id: 1 })],
+    ["a response that is not JSON", (res) => res.end("not json")],
+    [
+      "a response over the size cap, declared by Content-Length",
+      (res) => res.writeHead(200, { "content-length": TOO_BIG.length }).end(TOO_BIG),
+    ],
+    [
+      "a response over the size cap, streamed without a length",
+      (res) => res.writeHead(200, {}).end(TOO_BIG),
+    ],
+  ])("answers 502 to %s", async (_case, answer) => {
+    upstream.handle((_req, res) => answer(res));
+    expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
   });
 
-  it("maps a 404 as the call declares", async () => {
-    upstream.handle((_req, res) => sendJson(res, 404, { error: "no such thing" }));
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
-    );
-    expect(failure).toEqual({ status: 404, code: "NOT_FOUND" });
-  });
-
-  it("answers 502 to a 4xx the call does not declare", async () => {
-    upstream.handle((_req, res) => sendJson(res, 409, {}));
-    const failure = await getFailure(
-      callApi(createIncoming(), createThing, { body: { name: "x" } }, settings),
-    );
-    expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
-  });
-
-  it("answers 502 to a 500 without retrying it", async () => {
-    upstream.handle((_req, res) => sendJson(res, 500, {}));
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
-    );
-    expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
-    expect(upstream.received).toHaveLength(1);
-  });
-
-  it("retries a GET answered 503 twice, then answers 503", async () => {
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
-    );
-    expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
-    expect(upstream.received).toHaveLength(3);
+  it.each<[string, () => Promise<unknown>, number, object, number?]>([
+    ["maps a 404 as the call declares", getOne, 404, { status: 404, code: "NOT_FOUND" }],
+    ["answers 502 to a 4xx the call does not declare", createOne, 409, BAD_ANSWER],
+    ["answers 502 to a 500 without retrying it", getOne, 500, BAD_ANSWER, 1],
+    ["retries a GET answered 503 twice, then answers 503", getOne, 503, UNAVAILABLE, 3],
+    ["never retries a POST", createOne, 503, UNAVAILABLE, 1],
+  ])("%s", async (_name, call, status, failure, attempts) => {
+    const body = status === 404 ? { error: "no such thing" } : {};
+    upstream.handle((_req, res) => sendJson(res, status, body));
+    expect(await getFailure(call())).toEqual(failure);
+    if (attempts !== undefined) expect(upstream.received).toHaveLength(attempts);
   });
 
   it("succeeds when a retried 503 is followed by an answer", async () => {
@@ -178,48 +150,27 @@ describe("callApi", () => {
         ? sendJson(res, 503, {})
         : sendJson(res, 200, { id: "1", name: "Back" }),
     );
-    const thing = await callApi(createIncoming(), getThing, { params: { id: "1" } }, settings);
-    expect(thing.name).toBe("Back");
+    expect((await getOne()).name).toBe("Back");
     expect(upstream.received).toHaveLength(2);
-  });
-
-  it("never retries a POST", async () => {
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
-    const failure = await getFailure(
-      callApi(createIncoming(), createThing, { body: { name: "x" } }, settings),
-    );
-    expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
-    expect(upstream.received).toHaveLength(1);
   });
 
   it("answers 504 when the upstream is slower than the deadline, retries included", async () => {
     upstream.handle(() => {});
     const aborted = upstream.nextAbort();
-    const oneSecond = { ...settings, API_TIMEOUT_MS: 1_000 };
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond),
-    );
-    expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
+    expect(await getFailure(getOne({ ...settings, API_TIMEOUT_MS: 1_000 }))).toEqual(TIMEOUT);
     await aborted;
   });
 
   it("stops retrying at the deadline", async () => {
     // A 503 at once, then no answer: only the deadline ends the retry.
     upstream.handle((_req, res) => upstream.received.length === 1 && sendJson(res, 503, {}));
-    const oneSecond = { ...settings, API_TIMEOUT_MS: 1_000 };
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, oneSecond),
-    );
-    expect(failure).toEqual({ status: 504, code: "UPSTREAM_TIMEOUT" });
+    expect(await getFailure(getOne({ ...settings, API_TIMEOUT_MS: 1_000 }))).toEqual(TIMEOUT);
     expect(upstream.received).toHaveLength(2);
   });
 
   it("answers 503 when the connection is refused", async () => {
     const refused = { ...settings, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, refused),
-    );
-    expect(failure).toEqual({ status: 503, code: "UPSTREAM_UNAVAILABLE" });
+    expect(await getFailure(getOne(refused))).toEqual(UNAVAILABLE);
   });
 
   it("answers 502 when the connection is reset in the middle of the body", async () => {
@@ -227,25 +178,7 @@ describe("callApi", () => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
       res.write('{"id":"1",', () => res.socket?.resetAndDestroy());
     });
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
-    );
-    expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
-  });
-
-  it.each([
-    ["declared by Content-Length", true],
-    ["streamed without a length", false],
-  ])("answers 502 to a response over the size cap, %s", async (_case, declared) => {
-    const body = JSON.stringify({ id: "1", name: "x".repeat(2_000) });
-    upstream.handle((_req, res) => {
-      res.writeHead(200, declared ? { "content-length": body.length } : {});
-      res.end(body);
-    });
-    const failure = await getFailure(
-      callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
-    );
-    expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
+    expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
   });
 
   it("does not follow a redirect to another origin", async () => {
@@ -255,10 +188,7 @@ describe("callApi", () => {
       res.writeHead(302, { location: `${elsewhere.url}/v1/things/1` }).end(),
     );
     try {
-      const failure = await getFailure(
-        callApi(createIncoming(), getThing, { params: { id: "1" } }, settings),
-      );
-      expect(failure).toEqual({ status: 502, code: "UPSTREAM_BAD_RESPONSE" });
+      expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
       expect(elsewhere.received).toHaveLength(0);
     } finally {
       await elsewhere.close();
@@ -269,12 +199,8 @@ describe("callApi", () => {
     upstream.handle(() => {});
     const aborted = upstream.nextAbort();
     const controller = new AbortController();
-    const call = callApi(
-      createIncoming(controller.signal),
-      getThing,
-      { params: { id: "1" } },
-      settings,
-    );
+    const input = { params: { id: "1" } };
+    const call = callApi(createIncoming(controller.signal), getThing, input, settings);
     await expect.poll(() => upstream.received.length).toBe(1);
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: "AbortError" });

@@ -7,13 +7,8 @@ import { callApi, onCallOutcome, type CallOutcomeEvent } from "~/api/client.serv
 import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
 import { createThingOnce, deleteThing, getLooseThing } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
-import {
-  answerRaw,
-  getClosedPort,
-  sendJson,
-  startUpstream,
-  type Upstream,
-} from "../support/upstream";
+import { answerRaw, getClosedPort, sendJson, startUpstream } from "../support/upstream";
+import type { Upstream } from "../support/upstream";
 
 // callApi against an API that misbehaves, down to the bytes on the wire.
 
@@ -70,7 +65,11 @@ afterAll(async () => {
   await upstream.close();
 });
 
+const reset = (socket: Socket) => socket.resetAndDestroy();
 const getOne = () => callApi(createIncoming(), getThing, { params: { id: "1" } }, settings);
+const run = (call: Parameters<typeof callApi>[1], input: unknown, options = settings) =>
+  callApi(createIncoming(), call, input as never, options);
+const answerStatus = (status: number) => upstream.handle((_req, res) => sendJson(res, status, {}));
 const outcomes = () => events.map((event) => event.outcome);
 
 describe("an answer that breaks HTTP", () => {
@@ -148,8 +147,9 @@ describe("an answer that breaks HTTP", () => {
 });
 
 describe("an answer that never ends", () => {
-  /** Writes `bytes` one at a time, every 50 ms, for as long as the connection stays open. */
-  const drip = (bytes: string) => (socket: Socket) => {
+  /** Writes `first`, then `bytes` one at a time, every 50 ms, while the connection stays open. */
+  const drip = (bytes: string, first?: string) => (socket: Socket) => {
+    if (first) socket.write(first);
     let sent = 0;
     const timer = setInterval(() => socket.write(bytes[sent++ % bytes.length]!), 50);
     socket.on("close", () => clearInterval(timer));
@@ -157,20 +157,8 @@ describe("an answer that never ends", () => {
 
   it.each([
     ["a status line that drips", drip("HTTP/1.1 200 OK\r\n")],
-    [
-      "headers that never end",
-      (socket: Socket) => {
-        socket.write("HTTP/1.1 200 OK\r\n");
-        drip("X-Slow: 1\r\n")(socket);
-      },
-    ],
-    [
-      "a body that drips",
-      (socket: Socket) => {
-        socket.write(head("HTTP/1.1 200 OK", "Content-Length: 1000"));
-        drip(" ")(socket);
-      },
-    ],
+    ["headers that never end", drip("X-Slow: 1\r\n", "HTTP/1.1 200 OK\r\n")],
+    ["a body that drips", drip(" ", head("HTTP/1.1 200 OK", "Content-Length: 1000"))],
     ["silence", () => {}],
   ])("is a timeout at the deadline, and the request is closed: %s", async (_case, answer) => {
     settings.API_TIMEOUT_MS = 300;
@@ -219,23 +207,13 @@ describe("a connection that fails", () => {
     ["a write, since nothing reached the API", createThing, { body: { name: "x" } }],
   ] as const)("is retried when refused, for %s, then unavailable", async (_case, call, input) => {
     const refused = { ...settings, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
-    expect(await getFailure(callApi(createIncoming(), call, input as never, refused))).toEqual(
-      UNAVAILABLE,
-    );
+    expect(await getFailure(run(call, input, refused))).toEqual(UNAVAILABLE);
     expect(outcomes()).toEqual(["retry", "retry", "unavailable"]);
   });
 
   it.each([
-    [
-      "reset before the API read the request",
-      () => upstream.handleConnections((socket) => socket.resetAndDestroy()),
-      0,
-    ],
-    [
-      "reset after the API read the request",
-      () => upstream.handleRaw((socket) => socket.resetAndDestroy()),
-      3,
-    ],
+    ["reset before the API read the request", () => upstream.handleConnections(reset), 0],
+    ["reset after the API read the request", () => upstream.handleRaw(reset), 3],
     [
       "closed after the API read the request, with no answer",
       () => upstream.handleRaw((socket) => socket.end()),
@@ -252,10 +230,8 @@ describe("a connection that fails", () => {
     ["DELETE", deleteThing, { params: { id: "1" } }],
     ["POST", createThing, { body: { name: "x" } }],
   ] as const)("never replays a %s the API may have read", async (_case, call, input) => {
-    upstream.handleRaw((socket) => socket.resetAndDestroy());
-    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(
-      UNAVAILABLE,
-    );
+    upstream.handleRaw(reset);
+    expect(await getFailure(run(call, input))).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(1);
     expect(outcomes()).toEqual(["unavailable"]);
   });
@@ -263,16 +239,10 @@ describe("a connection that fails", () => {
   it("replays a write with an idempotency key, under the same key", async () => {
     upstream.handleRaw((socket) =>
       upstream.received.length < 3
-        ? socket.resetAndDestroy()
+        ? reset(socket)
         : answerRaw(head("HTTP/1.1 201 Created", LENGTH, CLOSE), THING)(socket),
     );
-    const created = await callApi(
-      createIncoming(),
-      createThingOnce,
-      { body: { name: "x" } },
-      settings,
-    );
-    expect(created).toEqual({ id: "1", name: "Thing" });
+    expect(await run(createThingOnce, { body: { name: "x" } })).toEqual({ id: "1", name: "Thing" });
     const keys = upstream.received.map((request) => request.headers["idempotency-key"]);
     expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(1);
@@ -284,9 +254,9 @@ describe("a connection that fails", () => {
 
   it("sends a new key with each call, and none for a call that does not declare one", async () => {
     upstream.handle((_req, res) => sendJson(res, 201, { id: "1", name: "x" }));
-    await callApi(createIncoming(), createThingOnce, { body: { name: "x" } }, settings);
-    await callApi(createIncoming(), createThingOnce, { body: { name: "x" } }, settings);
-    await callApi(createIncoming(), createThing, { body: { name: "x" } }, settings);
+    for (const call of [createThingOnce, createThingOnce, createThing]) {
+      await run(call, { body: { name: "x" } });
+    }
     const keys = upstream.received.map((request) => request.headers["idempotency-key"]);
     expect(keys[0]).not.toBe(keys[1]);
     expect(keys[2]).toBeUndefined();
@@ -332,19 +302,14 @@ describe("a status that says the API is busy or failing", () => {
     [502, BAD_ANSWER],
     [504, { status: 504, code: "UPSTREAM_TIMEOUT" }],
   ])("is retried for a read: %i, then shown as %j", async (status, shown) => {
-    upstream.handle((_req, res) => sendJson(res, status, {}));
+    answerStatus(status);
     expect(await getFailure(getOne())).toEqual(shown);
     expect(upstream.received).toHaveLength(3);
   });
 
   it("is retried for a PUT", async () => {
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
-    const call = callApi(
-      createIncoming(),
-      sendNote,
-      { params: { id: "1" }, body: { note: "x" } },
-      settings,
-    );
+    answerStatus(503);
+    const call = run(sendNote, { params: { id: "1" }, body: { note: "x" } });
     expect(await getFailure(call)).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(3);
   });
@@ -353,10 +318,8 @@ describe("a status that says the API is busy or failing", () => {
     ["POST", createThing, { body: { name: "x" } }],
     ["DELETE", deleteThing, { params: { id: "1" } }],
   ] as const)("is not retried for a %s without an idempotency key", async (_case, call, input) => {
-    upstream.handle((_req, res) => sendJson(res, 429, {}));
-    expect(await getFailure(callApi(createIncoming(), call, input as never, settings))).toEqual(
-      UNAVAILABLE,
-    );
+    answerStatus(429);
+    expect(await getFailure(run(call, input))).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(1);
   });
 
@@ -431,7 +394,7 @@ describe("Retry-After", () => {
 
 describe("the retry budget", () => {
   it("keeps a failing API's load to about 1.1 times the calls", async () => {
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    answerStatus(503);
     const calls = 200;
     for (let batch = 0; batch < calls / 20; batch++) {
       await Promise.all(Array.from({ length: 20 }, () => getFailure(getOne())));
@@ -448,7 +411,7 @@ describe("the retry budget", () => {
 
   it("reports a retry it refuses", async () => {
     settings.retryBudget = { credits: 0 };
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    answerStatus(503);
     expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(1);
     expect(outcomes()).toEqual(["budget_exhausted", "unavailable"]);
@@ -456,7 +419,7 @@ describe("the retry budget", () => {
 
   it("buys one retry with every ten calls once spent", async () => {
     settings.retryBudget = { credits: 0 };
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    answerStatus(503);
     for (let call = 0; call < 10; call++) await getFailure(getOne());
     expect(upstream.received).toHaveLength(11);
     expect(outcomes().filter((outcome) => outcome === "retry")).toHaveLength(1);
@@ -465,7 +428,7 @@ describe("the retry budget", () => {
   it("saves no more than ten retries, however many calls went well", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "Thing" }));
     for (let call = 0; call < 20; call++) await getOne();
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    answerStatus(503);
     // Five calls spend the ten saved retries; the sixth finds too few credits left.
     for (let call = 0; call < 6; call++) await getFailure(getOne());
     expect(upstream.received).toHaveLength(5 * 3 + 1);
@@ -473,8 +436,7 @@ describe("the retry budget", () => {
 });
 
 describe("JSON nesting", () => {
-  const getLoose = () =>
-    callApi(createIncoming(), getLooseThing, { params: { id: "1" } }, settings);
+  const getLoose = () => run(getLooseThing, { params: { id: "1" } });
   const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 
   // The object around `extra` is one level: `extra` may nest 63 more.
@@ -517,8 +479,8 @@ describe("outcome events", () => {
   it("name the call, its method and outcome, and time it", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "x" }));
     await getOne();
-    upstream.handle((_req, res) => sendJson(res, 404, {}));
-    await getFailure(callApi(createIncoming(), deleteThing, { params: { id: "1" } }, settings));
+    answerStatus(404);
+    await getFailure(run(deleteThing, { params: { id: "1" } }));
     expect(events).toEqual([
       { call: "GET /things/:id", method: "GET", outcome: "ok", durationMs: expect.any(Number) },
       { call: "deleteThing", method: "DELETE", outcome: "404", durationMs: expect.any(Number) },
