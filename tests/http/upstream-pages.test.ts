@@ -14,6 +14,11 @@ import {
 // apart so the shipped app declares no calls; served by the real server, like the app itself.
 const serverEnv = { API_TIMEOUT_MS: "1000", API_MAX_RESPONSE_BYTES: "1024" };
 
+type Answer = (res: http.ServerResponse) => void;
+function json(status: number, value = {}): Answer {
+  return (res) => sendJson(res, status, value);
+}
+
 let upstream: Upstream;
 let server: RunningServer;
 
@@ -31,9 +36,8 @@ afterAll(async () => {
 describe("a loader making a call", () => {
   it("renders the upstream's answer, having sent the path, query and request id", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "a b", name: "From upstream" }));
-    const response = await fetch(`${server.url}/call/a%20b?q=x%26y`, {
-      headers: { "x-request-id": "page-1" },
-    });
+    const headers = { "x-request-id": "page-1" };
+    const response = await fetch(`${server.url}/call/a%20b?q=x%26y`, { headers });
     expect(response.status).toBe(200);
     expect(getHeading(await response.text())).toBe("From upstream");
     expect(upstream.received).toHaveLength(1);
@@ -48,27 +52,17 @@ describe("a loader making a call", () => {
     expect(upstream.received[0]!.url).toBe("/things/..%2Fadmin%3Fx%23y");
   });
 
-  it.each<[string, (res: http.ServerResponse) => void, ErrorCode, number]>([
-    ["a 404 the call maps", (res) => sendJson(res, 404, {}), "NOT_FOUND", 1],
-    [
-      "a response not matching its schema",
-      (res) => sendJson(res, 200, { id: 1 }),
-      "UPSTREAM_BAD_RESPONSE",
-      1,
-    ],
-    ["a 500", (res) => sendJson(res, 500, {}), "UPSTREAM_BAD_RESPONSE", 1],
-    ["a 503, retried twice", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", 3],
-    [
-      "a response over the size cap",
-      (res) => sendJson(res, 200, { id: "1", name: "x".repeat(2_000) }),
-      "UPSTREAM_BAD_RESPONSE",
-      1,
-    ],
+  const BAD = "UPSTREAM_BAD_RESPONSE";
+  it.each<[string, Answer, ErrorCode, number?]>([
+    ["a 404 the call maps", json(404), "NOT_FOUND"],
+    ["a response not matching its schema", json(200, { id: 1 }), BAD],
+    ["a 500", json(500), BAD],
+    ["a 503, retried twice", json(503), "UPSTREAM_UNAVAILABLE", 3],
+    ["a response over the size cap", json(200, { id: "1", name: "x".repeat(2_000) }), BAD],
     [
       "a redirect to another origin",
       (res) => res.writeHead(307, { location: "http://127.0.0.2/" }).end(),
-      "UPSTREAM_BAD_RESPONSE",
-      1,
+      BAD,
     ],
     [
       "a reset in the middle of the body",
@@ -76,11 +70,10 @@ describe("a loader making a call", () => {
         res
           .writeHead(200, { "content-length": "100" })
           .write('{"id":', () => res.socket?.resetAndDestroy()),
-      "UPSTREAM_BAD_RESPONSE",
-      1,
+      BAD,
     ],
-    ["no answer within API_TIMEOUT_MS", () => {}, "UPSTREAM_TIMEOUT", 1],
-  ])("shows the catalogued page for %s", async (_case, answer, code, attempts) => {
+    ["no answer within API_TIMEOUT_MS", () => {}, "UPSTREAM_TIMEOUT"],
+  ])("shows the catalogued page for %s", async (_case, answer, code, attempts = 1) => {
     upstream.handle((_req, res) => answer(res));
     await expectCataloguePage(await fetch(`${server.url}/call/1`), code);
     expect(upstream.received).toHaveLength(attempts);
@@ -106,10 +99,8 @@ describe("a loader making a call", () => {
   });
 
   it("shows 503 when the upstream refuses connections", async () => {
-    const refused = await startServer(
-      { ...serverEnv, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` },
-      { cwd: fixtureBuild },
-    );
+    const env = { ...serverEnv, API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}` };
+    const refused = await startServer(env, { cwd: fixtureBuild });
     try {
       await expectCataloguePage(await fetch(`${refused.url}/call/1`), "UPSTREAM_UNAVAILABLE");
       expect((await fetch(refused.url)).status).toBe(200);
@@ -163,9 +154,8 @@ describe("a page with deferred data", () => {
 describe("a crash", () => {
   it("is logged with the request it happened in, and the process exits 1", async () => {
     const crashing = await startServer(serverEnv, { cwd: fixtureBuild });
-    const visitor = fetch(`${crashing.url}/crash`, {
-      headers: { "x-request-id": "crash-1" },
-    }).catch((error: unknown) => error);
+    const headers = { "x-request-id": "crash-1" };
+    const visitor = fetch(`${crashing.url}/crash`, { headers }).catch((error: unknown) => error);
     expect(await crashing.exited).toBe(1);
     expect(await visitor).toBeInstanceOf(Error);
     const [fatal] = getLogLines(crashing, '"level":60');

@@ -18,18 +18,7 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body
 
 export const THINGS_PAGE_SIZE = 5;
 
-const NAMES = [
-  "Amber",
-  "Birch",
-  "Cedar",
-  "Dune",
-  "Ember",
-  "Fern",
-  "Granite",
-  "Harbour",
-  "Iris",
-  "Juniper",
-];
+const NAMES = "Amber Birch Cedar Dune Ember Fern Granite Harbour Iris Juniper".split(" ");
 
 export type ThingsApi = {
   /** The API's state: tests read and change it directly. */
@@ -84,7 +73,7 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
       return sendJson(res, 200, list(things, url));
     if (req.method === "POST" && url.pathname === "/things") {
       const input = JSON.parse(body) as Omit<Thing, "id" | "version">;
-      if (isNameTaken(things, input.name)) return sendNameTaken(res);
+      if (isNameTaken(things, input.name)) return sendInvalid(res, "name", NAME_TAKEN);
       const created: Thing = {
         ...input,
         id: String(nextId++),
@@ -105,40 +94,37 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
     }
     if (id === undefined) return sendJson(res, 404, {});
     if (!thing) return sendProblem(res, 404, { title: "Not found" });
+    const update = (changes: Partial<Thing>) => {
+      const updated = { ...thing, ...changes, id: thing.id, version: thing.version + 1 };
+      things.set(thing.id, updated);
+      sendJson(res, 200, updated);
+    };
     if (req.method === "POST" && part === "comments") {
       const { text } = JSON.parse(body) as { text: string };
-      if (thing.comments.at(-1)?.text === text) return sendCommentRepeated(res);
+      if (thing.comments.at(-1)?.text === text) return sendInvalid(res, "text", REPEATED);
       const comment = { id: String(thing.comments.length + 1), text };
       things.set(thing.id, { ...thing, comments: [...thing.comments, comment] });
       return sendJson(res, 201, comment);
     }
     if (req.method === "POST" && part === "status") {
       const input = JSON.parse(body) as Pick<Thing, "status" | "version">;
-      if (input.version !== thing.version)
-        return sendProblem(res, 409, { title: "The thing has changed since you read it." });
-      const updated = { ...thing, status: input.status, version: thing.version + 1 };
-      things.set(thing.id, updated);
-      return sendJson(res, 200, updated);
+      if (input.version !== thing.version) return sendStale(res);
+      return update({ status: input.status });
     }
     if (req.method === "PUT" && part === "quantity") {
       const input = JSON.parse(body) as Pick<Thing, "quantity" | "version">;
-      if (input.version !== thing.version)
-        return sendProblem(res, 409, { title: "The thing has changed since you read it." });
-      if (thing.status === "archived" && input.quantity > 0) return sendArchivedStock(res);
-      const updated = { ...thing, quantity: input.quantity, version: thing.version + 1 };
-      things.set(thing.id, updated);
-      return sendJson(res, 200, updated);
+      if (input.version !== thing.version) return sendStale(res);
+      if (thing.status === "archived" && input.quantity > 0)
+        return sendInvalid(res, "quantity", ARCHIVED_IN_STOCK);
+      return update({ quantity: input.quantity });
     }
     if (part !== undefined) return sendJson(res, 405, {});
     if (req.method === "GET") return sendJson(res, 200, thing);
     if (req.method === "PATCH") {
       const input = JSON.parse(body) as Omit<Thing, "id">;
-      if (input.version !== thing.version)
-        return sendProblem(res, 409, { title: "The thing has changed since you read it." });
-      if (isNameTaken(things, input.name, thing.id)) return sendNameTaken(res);
-      const updated = { ...thing, ...input, id: thing.id, version: thing.version + 1 };
-      things.set(thing.id, updated);
-      return sendJson(res, 200, updated);
+      if (input.version !== thing.version) return sendStale(res);
+      if (isNameTaken(things, input.name, thing.id)) return sendInvalid(res, "name", NAME_TAKEN);
+      return update(input);
     }
     if (req.method === "DELETE") {
       things.delete(thing.id);
@@ -166,14 +152,9 @@ function list(things: Map<string, Thing>, url: URL) {
   const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
   const items = matching
     .slice((page - 1) * THINGS_PAGE_SIZE, page * THINGS_PAGE_SIZE)
-    .map(({ id, name, colour, status, quantity, version }) => ({
-      id,
-      name,
-      colour,
-      status,
-      quantity,
-      version,
-    }));
+    .map(({ id, name, colour, status, quantity, version }) => {
+      return { id, name, colour, status, quantity, version };
+    });
   return { items, page, pageCount, total: matching.length };
 }
 
@@ -181,34 +162,17 @@ function isNameTaken(things: Map<string, Thing>, name: string, exceptId?: string
   return [...things.values()].some((thing) => thing.id !== exceptId && thing.name === name);
 }
 
-function sendNameTaken(res: http.ServerResponse) {
-  sendProblem(res, 422, {
-    title: "Your request is not valid.",
-    errors: [
-      {
-        pointer: "#/name",
-        detail: "Another thing already has this name. Choose a different name.",
-      },
-    ],
-  });
+const NAME_TAKEN = "Another thing already has this name. Choose a different name.";
+const ARCHIVED_IN_STOCK = "An archived thing cannot be in stock. Remove it instead.";
+const REPEATED = "This comment repeats the last one. Write something new.";
+
+function sendInvalid(res: http.ServerResponse, field: string, detail: string) {
+  const errors = [{ pointer: `#/${field}`, detail }];
+  sendProblem(res, 422, { title: "Your request is not valid.", errors });
 }
 
-function sendArchivedStock(res: http.ServerResponse) {
-  sendProblem(res, 422, {
-    title: "Your request is not valid.",
-    errors: [
-      { pointer: "#/quantity", detail: "An archived thing cannot be in stock. Remove it instead." },
-    ],
-  });
-}
-
-function sendCommentRepeated(res: http.ServerResponse) {
-  sendProblem(res, 422, {
-    title: "Your request is not valid.",
-    errors: [
-      { pointer: "#/text", detail: "This comment repeats the last one. Write something new." },
-    ],
-  });
+function sendStale(res: http.ServerResponse) {
+  sendProblem(res, 409, { title: "The thing has changed since you read it." });
 }
 
 /** Answers with RFC 9457 problem details. */
