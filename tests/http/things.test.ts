@@ -58,6 +58,15 @@ const summaries = (document: Document) =>
 const shownText = (document: Document, selector: string) =>
   summaries(document).flatMap((id) => text(document, `[aria-labelledby="${id}"] ${selector}`));
 
+const inputValue = (document: Document, selector: string) =>
+  document.querySelector<HTMLInputElement>(selector)?.value;
+
+function expectFlashRedirect(response: Response, location: string) {
+  expect(response.status).toBe(303);
+  expect(response.headers.get("location")).toBe(location);
+  expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+}
+
 function expectCataloguePage(document: Document, code: ErrorCode) {
   expect(document.querySelector("#error-title")?.textContent).toBe(getEnglishError(code).title);
   expect(document.querySelector("header.site-header")).not.toBeNull();
@@ -73,7 +82,7 @@ describe("the list", () => {
     expect(response.status).toBe(200);
     expect(text(document, 'ul[aria-label="Things"] a')).toEqual(["Granite", "Juniper"]);
     expect(text(document, 'nav[aria-label="Pages"] > *')).toEqual(["Previous page", "Page 2 of 2"]);
-    expect(document.querySelector<HTMLInputElement>('input[name="q"]')?.value).toBe("e");
+    expect(inputValue(document, 'input[name="q"]')).toBe("e");
     expect(upstreamCalls()).toEqual(["GET /things?q=e&page=2"]);
   });
 
@@ -94,9 +103,7 @@ describe("the list", () => {
     expect(
       document.querySelector('nav[aria-label="Status"] [aria-current="true"]')?.textContent,
     ).toBe("Archived");
-    expect(
-      document.querySelector<HTMLInputElement>('form[role="search"] input[name="status"]')?.value,
-    ).toBe("archived");
+    expect(inputValue(document, 'form[role="search"] input[name="status"]')).toBe("archived");
     expect(upstreamCalls()).toEqual(["GET /things?status=archived&page=1"]);
   });
 
@@ -171,9 +178,7 @@ describe("a thing's page, nested in the list", () => {
 describe("adding a thing", () => {
   it("sends the trimmed, typed values and answers 303 to its page with a flash", async () => {
     const { response } = await post("/things/new", validThing);
-    expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe("/things/13");
-    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    expectFlashRedirect(response, "/things/13");
     expect(JSON.parse(upstream.received[0]!.body)).toEqual({
       name: "Zinc",
       quantity: 12,
@@ -202,7 +207,7 @@ describe("adding a thing", () => {
     expect(name.value).toBe("   ");
     expect(name.getAttribute("aria-invalid")).toBe("true");
     expect(document.getElementById("thing-form-name-error")?.textContent).toBe("Enter a name.");
-    expect(document.querySelector<HTMLInputElement>("#thing-form-quantity")?.value).toBe("1.5");
+    expect(inputValue(document, "#thing-form-quantity")).toBe("1.5");
     expect(upstreamCalls()).toEqual([]);
 
     const tooLong = await post("/things/new", { ...validThing, name: "x".repeat(61) });
@@ -217,7 +222,7 @@ describe("adding a thing", () => {
     const message = "Another thing already has this name. Choose a different name.";
     expect(text(document, ".error-summary a")).toEqual([message]);
     expect(document.getElementById("thing-form-name-error")?.textContent).toBe(message);
-    expect(document.querySelector<HTMLInputElement>("#thing-form-name")?.value).toBe("Birch");
+    expect(inputValue(document, "#thing-form-name")).toBe("Birch");
   });
 
   it.each<[string, Answer, ErrorCode]>([
@@ -240,7 +245,7 @@ describe("adding a thing", () => {
 describe("editing a thing", () => {
   it("opens the form filled in with the thing and the version it was read at", async () => {
     const { document } = await get("/things/3/edit");
-    const value = (selector: string) => document.querySelector<HTMLInputElement>(selector)?.value;
+    const value = (selector: string) => inputValue(document, selector);
     expect(value("#thing-form-name")).toBe("Cedar");
     expect(value("#thing-form-quantity")).toBe("20");
     expect(value("#thing-form-colour")).toBe("blue");
@@ -265,7 +270,7 @@ describe("editing a thing", () => {
     expect(summaries(document)).toEqual(["thing-form-error-summary-title"]);
     expect(shownText(document, "li")).toEqual([expect.stringMatching(/^Someone else changed/)]);
     // What was typed is not offered again over the other change (RFC 9110 §13.1).
-    const value = (selector: string) => document.querySelector<HTMLInputElement>(selector)?.value;
+    const value = (selector: string) => inputValue(document, selector);
     expect([value("#thing-form-name"), value("#thing-form-colour")]).toEqual(["Cedar", "red"]);
     expect(value('input[name="version"]')).toBe("2");
   });
@@ -290,14 +295,13 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     text: "Half a thought",
   };
   const posts = () => upstreamCalls().filter((call) => !call.startsWith("GET"));
-  const typedComment = (document: Document) =>
-    document.querySelector<HTMLTextAreaElement>("#thing-actions-text")?.value;
+  const typedComment = (document: Document) => inputValue(document, "#thing-actions-text");
+  const formVersion = (document: Document) =>
+    document.querySelector('#thing-actions input[name="version"]')?.getAttribute("value");
 
   it("adds a trimmed comment and answers 303 to the same address, with a flash", async () => {
     const { response } = await post(page, comment);
-    expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe(page);
-    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    expectFlashRedirect(response, page);
     expect(upstream.received[0]).toMatchObject({ method: "POST", url: "/things/3/comments" });
     expect(JSON.parse(upstream.received[0]!.body)).toEqual({ text: "Smells of pine." });
     const { document } = await get(page);
@@ -348,9 +352,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     expect(document.querySelector("#thing-actions button[value=status]")?.textContent).toBe(
       "Restore Cedar",
     );
-    expect(
-      document.querySelector('#thing-actions input[name="version"]')?.getAttribute("value"),
-    ).toBe("2");
+    expect(formVersion(document)).toBe("2");
   });
 
   it("shows the API's 409 on its form, the thing as it is now, and the comment", async () => {
@@ -365,9 +367,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     expect(typedComment(document)).toBe("Half a thought");
     expect(text(document, "section dd").at(-1)).toBe("Archived");
     expect(text(document, 'ul[aria-label="Things"] li')).toContain("Cedar (Archived)");
-    expect(
-      document.querySelector('#thing-actions input[name="version"]')?.getAttribute("value"),
-    ).toBe("2");
+    expect(formVersion(document)).toBe("2");
   });
 
   it("shows the API's 403 on its form", async () => {
@@ -387,9 +387,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     );
     upstream.handle(api.handle); // forgets the page's own calls
     const { response } = await post(page, { ...form, intent: "delete", text: "Half a thought" });
-    expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe("/things");
-    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    expectFlashRedirect(response, "/things");
     expect(posts()).toEqual(["DELETE /things/3"]);
     expect(api.things.has("3")).toBe(false);
   });
@@ -416,13 +414,11 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
 });
 
 describe("the stock page: a form on every row, and one for the whole page", () => {
-  const row = (id: string, fields: Record<string, string>) => ({
-    __form__: `stock-${id}`,
-    id,
-    ...fields,
-  });
-  const value = (document: Document, id: string) =>
-    document.querySelector<HTMLInputElement>(`#stock-${id}-quantity`)?.value;
+  const postRow = (id: string, fields: Record<string, string>) =>
+    post("/things/stock", { __form__: `stock-${id}`, id, ...fields });
+  const finishCheck = (note: string) =>
+    post("/things/stock", { __form__: "stock-check", intent: "finish", note });
+  const value = (document: Document, id: string) => inputValue(document, `#stock-${id}-quantity`);
   const posts = () => upstreamCalls().filter((call) => !call.startsWith("GET"));
 
   it("lists the things in stock, each with its own form and its quantity", async () => {
@@ -441,13 +437,8 @@ describe("the stock page: a form on every row, and one for the whole page", () =
   });
 
   it("updates one row at the version it was read, and answers 303 back with a flash", async () => {
-    const { response } = await post(
-      "/things/stock",
-      row("3", { intent: "update", version: "1", quantity: " 25 " }),
-    );
-    expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe("/things/stock");
-    expect(response.headers.get("set-cookie")).toMatch(/^flash=/);
+    const { response } = await postRow("3", { intent: "update", version: "1", quantity: " 25 " });
+    expectFlashRedirect(response, "/things/stock");
     expect(posts()).toEqual(["PUT /things/3/quantity"]);
     expect(JSON.parse(upstream.received[0]!.body)).toEqual({ quantity: 25, version: 1 });
     expect(api.things.get("3")).toMatchObject({ quantity: 25, version: 2 });
@@ -461,8 +452,8 @@ describe("the stock page: a form on every row, and one for the whole page", () =
   };
 
   it("answers a bad quantity with 400 on its own row only, calling nothing", async () => {
-    const update = row("3", { intent: "update", version: "1", quantity: "lots" });
-    const { response, document } = await post("/things/stock", update);
+    const update = { intent: "update", version: "1", quantity: "lots" };
+    const { response, document } = await postRow("3", update);
     expect(response.status).toBe(400);
     expectRowError(document, "3", "Enter the quantity as a whole number, like 12.");
     expect([value(document, "3"), value(document, "4")]).toEqual(["lots", "30"]);
@@ -470,18 +461,15 @@ describe("the stock page: a form on every row, and one for the whole page", () =
   });
 
   it("shows the API's 422 beside the row it is about", async () => {
-    const update = row("2", { intent: "update", version: "1", quantity: "5" });
-    const { response, document } = await post("/things/stock", update);
+    const update = { intent: "update", version: "1", quantity: "5" };
+    const { response, document } = await postRow("2", update);
     expect(response.status).toBe(422);
     expectRowError(document, "2", "An archived thing cannot be in stock. Remove it instead.");
     expect(value(document, "2")).toBe("5");
   });
 
   it("removes a row without checking the quantity typed in it", async () => {
-    const { response } = await post(
-      "/things/stock",
-      row("3", { intent: "remove", version: "1", quantity: "lots" }),
-    );
+    const { response } = await postRow("3", { intent: "remove", version: "1", quantity: "lots" });
     expect(response.status).toBe(303);
     expect(JSON.parse(upstream.received[0]!.body)).toEqual({ quantity: 0, version: 1 });
     const { document } = await get("/things/stock");
@@ -494,10 +482,8 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     ["above the list when the row is gone", 0, "page-message-title", undefined],
   ])("shows a 409 %s", async (_case, quantity, summary, shown) => {
     api.things.set("3", { ...api.things.get("3")!, quantity, version: 2 });
-    const { response, document } = await post(
-      "/things/stock",
-      row("3", { intent: "update", version: "1", quantity: "7" }),
-    );
+    const update = { intent: "update", version: "1", quantity: "7" };
+    const { response, document } = await postRow("3", update);
     expect(response.status).toBe(409);
     expect(summaries(document)).toEqual([summary]);
     expect(shownText(document, "h2")).toEqual([getEnglishError("NOT_CHANGED").title]);
@@ -510,35 +496,21 @@ describe("the stock page: a form on every row, and one for the whole page", () =
   });
 
   it("refuses the whole stock check on its form, then finishes it once Birch is gone", async () => {
-    const refused = await post("/things/stock", {
-      __form__: "stock-check",
-      intent: "finish",
-      note: "Counted twice.",
-    });
+    const refused = await finishCheck("Counted twice.");
     expect(refused.response.status).toBe(422);
     expect(summaries(refused.document)).toEqual(["stock-check-error-summary-title"]);
     expect(shownText(refused.document, "li")).toEqual(["Birch is archived but still in stock."]);
-    expect(refused.document.querySelector<HTMLTextAreaElement>("#stock-check-note")?.value).toBe(
-      "Counted twice.",
-    );
+    expect(inputValue(refused.document, "#stock-check-note")).toBe("Counted twice.");
 
-    await post("/things/stock", row("2", { intent: "remove", version: "1" }));
-    const { response } = await post("/things/stock", {
-      __form__: "stock-check",
-      intent: "finish",
-      note: "Counted twice.",
-    });
+    await postRow("2", { intent: "remove", version: "1" });
+    const { response } = await finishCheck("Counted twice.");
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/things");
     expect(posts()).toEqual(["POST /stock-checks", "PUT /things/2/quantity", "POST /stock-checks"]);
   });
 
   it("answers a note that is too long with 400 beside the note", async () => {
-    const { response, document } = await post("/things/stock", {
-      __form__: "stock-check",
-      intent: "finish",
-      note: "n".repeat(501),
-    });
+    const { response, document } = await finishCheck("n".repeat(501));
     expect(response.status).toBe(400);
     expect(document.getElementById("stock-check-note-error")?.textContent).toBe(
       "Enter a note of 500 characters or fewer.",

@@ -1,11 +1,8 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  buildReferenceApp,
-  expectCataloguePage,
-  referenceAppBuild,
-} from "../support/reference-app";
+import { buildReferenceApp, expectCataloguePage } from "../support/reference-app";
+import { referenceAppBuild as cwd } from "../support/reference-app";
 import { getLogLines, startSuiteServer, untilLoggedSoFar } from "../support/server";
 import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/upstream";
 
@@ -14,7 +11,6 @@ import { answerRaw, sendJson, startUpstream, type Upstream } from "../support/up
 
 const THING = JSON.stringify({ id: "1", name: "From upstream" });
 const OK_HEAD = `HTTP/1.1 200 OK\r\nContent-Length: ${THING.length}\r\nConnection: close\r\n\r\n`;
-const EXPECTED_STATUSES = [502, 503, 504];
 
 let upstream: Upstream;
 
@@ -32,6 +28,8 @@ const serverEnv = () => ({
   API_TIMEOUT_MS: String(DEADLINE_MS),
   LOG_LEVEL: "info",
 });
+const startFailingServer = () =>
+  startSuiteServer(serverEnv, { cwd, expectedStatuses: [502, 503, 504] });
 
 function postForm(url: string, fields: Record<string, string> = {}) {
   return fetch(url, {
@@ -43,10 +41,7 @@ function postForm(url: string, fields: Record<string, string> = {}) {
 }
 
 describe("a page whose call gets a broken answer", () => {
-  const server = startSuiteServer(serverEnv, {
-    cwd: referenceAppBuild,
-    expectedStatuses: EXPECTED_STATUSES,
-  });
+  const server = startFailingServer();
 
   it.each<[string, string | Buffer]>([
     ["a garbage status line", `FOO BAR BAZ\r\n\r\n${THING}`],
@@ -99,35 +94,34 @@ describe("a page whose call gets a broken answer", () => {
 });
 
 describe("a page whose call finds the API busy or unreachable", () => {
-  const server = startSuiteServer(serverEnv, {
-    cwd: referenceAppBuild,
-    expectedStatuses: EXPECTED_STATUSES,
-  });
+  const server = startFailingServer();
 
-  it("shows the 503 page for a 429, after retrying the read", async () => {
-    upstream.handle((_req, res) => sendJson(res, 429, {}));
+  it.each<[string, () => void, number]>([
+    [
+      "shows the 503 page for a 429, after retrying the read",
+      () => upstream.handle((_req, res) => sendJson(res, 429, {})),
+      3,
+    ],
+    [
+      "shows the 503 page at once when Retry-After is beyond the deadline",
+      () => upstream.handle((_req, res) => sendJson(res, 503, {}, { "retry-after": "3600" })),
+      1,
+    ],
+    [
+      "retries a read whose connection was reset after the API read it",
+      () => upstream.handleRaw((socket) => socket.resetAndDestroy()),
+      3,
+    ],
+  ])("%s", async (_name, script, attempts) => {
+    script();
     await expectCataloguePage(await fetch(`${server.url}/call/1`), "UPSTREAM_UNAVAILABLE");
-    expect(upstream.received).toHaveLength(3);
-  });
-
-  it("shows the 503 page at once when Retry-After is beyond the deadline", async () => {
-    upstream.handle((_req, res) => sendJson(res, 503, {}, { "retry-after": "3600" }));
-    await expectCataloguePage(await fetch(`${server.url}/call/1`), "UPSTREAM_UNAVAILABLE");
-    expect(upstream.received).toHaveLength(1);
-  });
-
-  it("retries a read whose connection was reset after the API read it", async () => {
-    upstream.handleRaw((socket) => socket.resetAndDestroy());
-    await expectCataloguePage(await fetch(`${server.url}/call/1`), "UPSTREAM_UNAVAILABLE");
-    expect(upstream.received).toHaveLength(3);
+    expect(upstream.received).toHaveLength(attempts);
   });
 
   it("never replays a DELETE whose connection was reset after the API read it", async () => {
     upstream.handleRaw((socket) => socket.resetAndDestroy());
-    await expectCataloguePage(
-      await postForm(`${server.url}/faults/delete/1`),
-      "UPSTREAM_UNAVAILABLE",
-    );
+    const response = await postForm(`${server.url}/faults/delete/1`);
+    await expectCataloguePage(response, "UPSTREAM_UNAVAILABLE");
     expect(upstream.received).toMatchObject([{ method: "DELETE", url: "/things/1" }]);
   });
 
@@ -148,18 +142,14 @@ describe("a page whose call finds the API busy or unreachable", () => {
 });
 
 describe("the retry budget of one instance", () => {
-  const server = startSuiteServer(serverEnv, {
-    cwd: referenceAppBuild,
-    expectedStatuses: EXPECTED_STATUSES,
-  });
+  const server = startFailingServer();
 
   it("keeps a failing API's load to about 1.1 times the visits", async () => {
     upstream.handle((_req, res) => sendJson(res, 503, {}));
     const visits = 100;
+    const visit = () => fetch(`${server.url}/call/1`);
     for (let batch = 0; batch < visits / 10; batch++) {
-      const pages = await Promise.all(
-        Array.from({ length: 10 }, () => fetch(`${server.url}/call/1`)),
-      );
+      const pages = await Promise.all(Array.from({ length: 10 }, visit));
       expect(pages.map((page) => page.status)).toEqual(Array(10).fill(503));
     }
     const load = upstream.received.length / visits;
@@ -171,22 +161,16 @@ describe("the retry budget of one instance", () => {
 });
 
 describe("headers", () => {
-  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild });
+  const server = startSuiteServer(serverEnv, { cwd });
 
   it("stay on their side: nothing of the visitor's reaches the API, nothing of the API's the visitor", async () => {
-    upstream.handle((_req, res) =>
-      sendJson(
-        res,
-        200,
-        { id: "1", name: "Isolated" },
-        {
-          "set-cookie": "upstream=1",
-          location: "https://elsewhere.example/",
-          "content-security-policy": "default-src *",
-          "x-upstream": "1",
-        },
-      ),
-    );
+    const headers = {
+      "set-cookie": "upstream=1",
+      location: "https://elsewhere.example/",
+      "content-security-policy": "default-src *",
+      "x-upstream": "1",
+    };
+    upstream.handle((_req, res) => sendJson(res, 200, { id: "1", name: "Isolated" }, headers));
     const response = await fetch(`${server.url}/call/1`, {
       headers: {
         cookie: "theme=dark; session=secret",
@@ -213,7 +197,7 @@ describe("headers", () => {
 });
 
 describe("a streamed page whose data is pending", () => {
-  const server = startSuiteServer(serverEnv, { cwd: referenceAppBuild });
+  const server = startSuiteServer(serverEnv, { cwd });
 
   /** The page opened as a browser opens it (a crawler is sent it whole), and what came so far. */
   async function openLaterPage(requestId: string) {
