@@ -39,23 +39,15 @@ const TOO_BIG = JSON.stringify({ id: "1", name: "x".repeat(2_000) });
 describe("callApi", () => {
   it("sends the path, query and headers, and returns the parsed response", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "a/b", name: "Widget", extra: true }));
-    const thing = await callApi(
-      createIncoming(),
-      getThing,
-      { params: { id: "a/b?c#d" }, query: { q: "x y&z", tag: ["1", "2"] } },
-      settings,
-    );
+    const input = { params: { id: "a/b?c#d" }, query: { q: "x y&z", tag: ["1", "2"] } };
+    const thing = await callApi(createIncoming(), getThing, input, settings);
     expect(thing).toEqual({ id: "a/b", name: "Widget" });
     expect(upstream.received).toHaveLength(1);
     const [received] = upstream.received;
-    expect(received).toMatchObject({
-      method: "GET",
-      url: "/v1/things/a%2Fb%3Fc%23d?q=x+y%26z&tag=1&tag=2",
-    });
-    expect(received!.headers).toMatchObject({
-      "x-request-id": "req-42",
-      accept: "application/json",
-    });
+    const url = "/v1/things/a%2Fb%3Fc%23d?q=x+y%26z&tag=1&tag=2";
+    expect(received).toMatchObject({ method: "GET", url });
+    const headers = { "x-request-id": "req-42", accept: "application/json" };
+    expect(received!.headers).toMatchObject(headers);
   });
 
   it.each([

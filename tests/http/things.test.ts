@@ -48,6 +48,7 @@ const text = (document: Document, selector: string) =>
   [...document.querySelectorAll(selector)].map((element) => element.textContent?.trim());
 
 const upstreamCalls = () => upstream.received.map(({ method, url }) => `${method} ${url}`);
+const sentBody = () => JSON.parse(upstream.received[0]!.body) as unknown;
 
 // The error summaries a visitor sees: the page message's copy of a refusal is hidden (forms.css)
 // while the form it is for is on the page.
@@ -60,6 +61,8 @@ const shownText = (document: Document, selector: string) =>
 
 const inputValue = (document: Document, selector: string) =>
   document.querySelector<HTMLInputElement>(selector)?.value;
+const textOf = (document: Document, selector: string) =>
+  document.querySelector(selector)?.textContent;
 
 function expectFlashRedirect(response: Response, location: string) {
   expect(response.status).toBe(303);
@@ -100,9 +103,7 @@ describe("the list", () => {
     const { response, document } = await get("/things?status=archived");
     expect(response.status).toBe(200);
     expect(text(document, 'ul[aria-label="Things"] li')).toEqual(["Birch (Archived)"]);
-    expect(
-      document.querySelector('nav[aria-label="Status"] [aria-current="true"]')?.textContent,
-    ).toBe("Archived");
+    expect(textOf(document, 'nav[aria-label="Status"] [aria-current="true"]')).toBe("Archived");
     expect(inputValue(document, 'form[role="search"] input[name="status"]')).toBe("archived");
     expect(upstreamCalls()).toEqual(["GET /things?status=archived&page=1"]);
   });
@@ -138,9 +139,8 @@ describe("a thing's page, nested in the list", () => {
     expect(upstreamCalls().sort()).toEqual(["GET /things/3", "GET /things?page=1"]);
     expect(document.querySelector("section h2")?.textContent).toBe("Cedar");
     expect(text(document, "section dd")).toEqual(["20", "Blue", "Yes", "None", "Active"]);
-    expect(
-      document.querySelector('ul[aria-label="Things"] a[aria-current="page"]')?.textContent,
-    ).toBe("Cedar");
+    const current = 'ul[aria-label="Things"] a[aria-current="page"]';
+    expect(textOf(document, current)).toBe("Cedar");
   });
 
   it("words the API's 404 as the page's own, with the list still there", async () => {
@@ -179,23 +179,15 @@ describe("adding a thing", () => {
   it("sends the trimmed, typed values and answers 303 to its page with a flash", async () => {
     const { response } = await post("/things/new", validThing);
     expectFlashRedirect(response, "/things/13");
-    expect(JSON.parse(upstream.received[0]!.body)).toEqual({
-      name: "Zinc",
-      quantity: 12,
-      colour: "green",
-      featured: true,
-      notes: "",
-    });
+    const sent = { name: "Zinc", quantity: 12, colour: "green", featured: true, notes: "" };
+    expect(sentBody()).toEqual(sent);
     const { document } = await get("/things/13");
     expect(document.querySelector("section h2")?.textContent).toBe("Zinc");
   });
 
   it("answers 400 with each error beside its field and what was typed, calling none", async () => {
-    const { response, document } = await post("/things/new", {
-      name: "   ",
-      quantity: "1.5",
-      colour: "pink",
-    });
+    const fields = { name: "   ", quantity: "1.5", colour: "pink" };
+    const { response, document } = await post("/things/new", fields);
     expect(response.status).toBe(400);
     expect(text(document, ".error-summary a")).toEqual([
       "Enter a name.",
@@ -259,7 +251,7 @@ describe("editing a thing", () => {
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/things/3");
     expect(upstream.received[0]).toMatchObject({ method: "PATCH", url: "/things/3" });
-    expect(JSON.parse(upstream.received[0]!.body)).toMatchObject({ name: "Zinc", version: 1 });
+    expect(sentBody()).toMatchObject({ name: "Zinc", version: 1 });
     expect(api.things.get("3")).toMatchObject({ name: "Zinc", version: 2 });
   });
 
@@ -287,13 +279,8 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
   const page = "/things/3?q=e&page=1";
   const form = { __form__: "thing-actions" };
   const comment = { ...form, intent: "comment", text: "  Smells of pine. " };
-  const archive = {
-    ...form,
-    intent: "status",
-    status: "archived",
-    version: "1",
-    text: "Half a thought",
-  };
+  const half = "Half a thought";
+  const archive = { ...form, intent: "status", status: "archived", version: "1", text: half };
   const posts = () => upstreamCalls().filter((call) => !call.startsWith("GET"));
   const typedComment = (document: Document) => inputValue(document, "#thing-actions-text");
   const formVersion = (document: Document) =>
@@ -303,7 +290,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     const { response } = await post(page, comment);
     expectFlashRedirect(response, page);
     expect(upstream.received[0]).toMatchObject({ method: "POST", url: "/things/3/comments" });
-    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ text: "Smells of pine." });
+    expect(sentBody()).toEqual({ text: "Smells of pine." });
     const { document } = await get(page);
     expect(text(document, 'ul[aria-label="Comments"] li')).toEqual(["Smells of pine."]);
     expect(typedComment(document)).toBe("");
@@ -314,9 +301,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     expect(response.status).toBe(400);
     expect(summaries(document)).toEqual(["thing-actions-error-summary-title"]);
     expect(text(document, ".error-summary a")).toEqual(["Enter a comment."]);
-    expect(document.getElementById("thing-actions-text-error")?.textContent).toBe(
-      "Enter a comment.",
-    );
+    expect(textOf(document, "#thing-actions-text-error")).toBe("Enter a comment.");
     expect(posts()).toEqual([]);
   });
 
@@ -335,23 +320,17 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
 
   it("changes the status at the version read, on the same page, keeping the comment", async () => {
     const before = await get(page);
-    expect(
-      before.document.querySelector('#thing-actions button[value="status"]')?.textContent,
-    ).toBe("Archive Cedar");
+    expect(textOf(before.document, '#thing-actions button[value="status"]')).toBe("Archive Cedar");
     upstream.handle(api.handle); // forgets the page's own calls
     const { response, document } = await post(page, archive);
     expect(response.status).toBe(200);
     expect(posts()).toEqual(["POST /things/3/status"]);
-    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ status: "archived", version: 1 });
+    expect(sentBody()).toEqual({ status: "archived", version: 1 });
     expect(api.things.get("3")).toMatchObject({ status: "archived", version: 2 });
-    expect(document.querySelector("section [role=status]")?.textContent).toBe(
-      "Cedar is now archived.",
-    );
-    expect(typedComment(document)).toBe("Half a thought");
+    expect(textOf(document, "section [role=status]")).toBe("Cedar is now archived.");
+    expect(typedComment(document)).toBe(half);
     expect(text(document, "section dd").at(-1)).toBe("Archived");
-    expect(document.querySelector("#thing-actions button[value=status]")?.textContent).toBe(
-      "Restore Cedar",
-    );
+    expect(textOf(document, "#thing-actions button[value=status]")).toBe("Restore Cedar");
     expect(formVersion(document)).toBe("2");
   });
 
@@ -364,15 +343,14 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
     expect(shownText(document, "li")).toEqual([expect.stringMatching(/^Someone else changed/)]);
     const summary = '[aria-labelledby="thing-actions-error-summary-title"]';
     expect(document.querySelector(summary)?.hasAttribute("autofocus")).toBe(true);
-    expect(typedComment(document)).toBe("Half a thought");
+    expect(typedComment(document)).toBe(half);
     expect(text(document, "section dd").at(-1)).toBe("Archived");
     expect(text(document, 'ul[aria-label="Things"] li')).toContain("Cedar (Archived)");
     expect(formVersion(document)).toBe("2");
   });
 
   it("shows the API's 403 on its form", async () => {
-    const forbid = (_req: unknown, res: Parameters<Answer>[0]) => sendProblem(res, 403, {});
-    api.intercept(/^POST \/things\/3\/status$/, forbid);
+    api.intercept(/^POST \/things\/3\/status$/, (_req, res) => sendProblem(res, 403, {}));
     const { response, document } = await post(page, archive);
     expect(response.status).toBe(403);
     expect(shownText(document, "h2")).toEqual([getEnglishError("FORBIDDEN").title]);
@@ -386,7 +364,7 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
       ["Delete Cedar", "Yes, delete Cedar"],
     );
     upstream.handle(api.handle); // forgets the page's own calls
-    const { response } = await post(page, { ...form, intent: "delete", text: "Half a thought" });
+    const { response } = await post(page, { ...form, intent: "delete", text: half });
     expectFlashRedirect(response, "/things");
     expect(posts()).toEqual(["DELETE /things/3"]);
     expect(api.things.has("3")).toBe(false);
@@ -440,7 +418,7 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     const { response } = await postRow("3", { intent: "update", version: "1", quantity: " 25 " });
     expectFlashRedirect(response, "/things/stock");
     expect(posts()).toEqual(["PUT /things/3/quantity"]);
-    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ quantity: 25, version: 1 });
+    expect(sentBody()).toEqual({ quantity: 25, version: 1 });
     expect(api.things.get("3")).toMatchObject({ quantity: 25, version: 2 });
   });
 
@@ -471,7 +449,7 @@ describe("the stock page: a form on every row, and one for the whole page", () =
   it("removes a row without checking the quantity typed in it", async () => {
     const { response } = await postRow("3", { intent: "remove", version: "1", quantity: "lots" });
     expect(response.status).toBe(303);
-    expect(JSON.parse(upstream.received[0]!.body)).toEqual({ quantity: 0, version: 1 });
+    expect(sentBody()).toEqual({ quantity: 0, version: 1 });
     const { document } = await get("/things/stock");
     expect(value(document, "3")).toBeUndefined();
   });
@@ -512,28 +490,19 @@ describe("the stock page: a form on every row, and one for the whole page", () =
   it("answers a note that is too long with 400 beside the note", async () => {
     const { response, document } = await finishCheck("n".repeat(501));
     expect(response.status).toBe(400);
-    expect(document.getElementById("stock-check-note-error")?.textContent).toBe(
-      "Enter a note of 500 characters or fewer.",
-    );
+    const message = "Enter a note of 500 characters or fewer.";
+    expect(textOf(document, "#stock-check-note-error")).toBe(message);
     expect(posts()).toEqual([]);
   });
 });
 
 // A browser with JavaScript posts through single fetch (`.data`): the same reply, to its form.
+const staleStatus = { __form__: "thing-actions", intent: "status", version: "0" };
+const badQuantity = { __form__: "stock-4", intent: "update", id: "4", version: "1" };
 it.each([
   ["/things/new.data", { ...validThing, name: "Birch" }, 422, "Another thing already has"],
-  [
-    "/things/3.data?q=e",
-    { __form__: "thing-actions", intent: "status", version: "0" },
-    409,
-    "thing-actions",
-  ],
-  [
-    "/things/stock.data",
-    { __form__: "stock-4", intent: "update", id: "4", version: "1" },
-    400,
-    "stock-4",
-  ],
+  ["/things/3.data?q=e", staleStatus, 409, "thing-actions"],
+  ["/things/stock.data", badQuantity, 400, "stock-4"],
 ])("single fetch answers %s with the same reply", async (path, fields, status, words) => {
   const { response, body } = await post(path, { status: "archived", quantity: "x", ...fields });
   expect(response.status).toBe(status);

@@ -1,5 +1,6 @@
 import http from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { text } from "node:stream/consumers";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startDeadline } from "~/api/send-request.server";
@@ -116,18 +117,12 @@ it("ends the calls whose deadlines pass in one turn four per turn: each ending r
 
 type Answer = { status: number; body: string; endedAt: number };
 
-function get(url: string) {
-  return new Promise<Answer>((resolve, reject) => {
-    http
-      .get(url, { agent: false }, (response) => {
-        let body = "";
-        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
-        response.on("end", () =>
-          resolve({ status: response.statusCode!, body, endedAt: performance.now() }),
-        );
-      })
-      .on("error", reject);
-  });
+async function get(url: string): Promise<Answer> {
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+    http.get(url, { agent: false }, resolve).on("error", reject),
+  );
+  const body = await text(response);
+  return { status: response.statusCode!, body, endedAt: performance.now() };
 }
 
 /**

@@ -56,9 +56,7 @@ beforeEach(() => {
   };
 });
 
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+afterEach(() => vi.restoreAllMocks());
 
 afterAll(async () => {
   stopListening();
@@ -278,14 +276,12 @@ describe("a kept-alive connection left idle", () => {
       const connections: Promise<unknown>[] = [];
       api.on("connection", (socket: Socket) => connections.push(once(socket, "close")));
       await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
-      const local = {
-        ...settings,
-        API_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
-      };
+      const { port } = api.address() as AddressInfo;
+      const local = { ...settings, API_BASE_URL: `http://127.0.0.1:${port}` };
       try {
-        await callApi(createIncoming(), getThing, { params: { id: "1" } }, local);
+        await run(getThing, { params: { id: "1" } }, local);
         await connections[0];
-        await callApi(createIncoming(), createThing, { body: { name: "x" } }, local);
+        await run(createThing, { body: { name: "x" } }, local);
         expect(connections).toHaveLength(2);
       } finally {
         api.closeAllConnections();

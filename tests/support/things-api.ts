@@ -74,13 +74,8 @@ export function createThingsApi(count = NAMES.length + 2): ThingsApi {
     if (req.method === "POST" && url.pathname === "/things") {
       const input = JSON.parse(body) as Omit<Thing, "id" | "version">;
       if (isNameTaken(things, input.name)) return sendInvalid(res, "name", NAME_TAKEN);
-      const created: Thing = {
-        ...input,
-        id: String(nextId++),
-        status: "active",
-        comments: [],
-        version: 1,
-      };
+      const newId = String(nextId++);
+      const created: Thing = { ...input, id: newId, status: "active", comments: [], version: 1 };
       things.set(created.id, created);
       return sendJson(res, 201, created);
     }
