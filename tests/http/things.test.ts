@@ -76,6 +76,7 @@ function expectCataloguePage(document: Document, code: ErrorCode) {
 }
 
 type Answer = (res: Parameters<typeof sendJson>[0]) => void;
+const BAD_ANSWER: ErrorCode = "UPSTREAM_BAD_RESPONSE";
 
 const validThing = { name: "  Zinc ", quantity: " 12", colour: "green", featured: "on", notes: "" };
 
@@ -155,12 +156,7 @@ describe("a thing's page, nested in the list", () => {
 
   it.each<[string, Answer, ErrorCode, number]>([
     ["a 503, retried twice", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", 3],
-    [
-      "an answer that does not match",
-      (res) => sendJson(res, 200, { id: "3" }),
-      "UPSTREAM_BAD_RESPONSE",
-      1,
-    ],
+    ["an answer that does not match", (res) => sendJson(res, 200, { id: "3" }), BAD_ANSWER, 1],
     ["no answer in time", () => {}, "UPSTREAM_TIMEOUT", 1],
   ])(
     "shows %s as the catalogue's page, with the list still there",
@@ -221,10 +217,10 @@ describe("adding a thing", () => {
     [
       "a 422 it cannot read",
       (res) => res.writeHead(422, { "content-type": "text/html" }).end("<p>no</p>"),
-      "UPSTREAM_BAD_RESPONSE",
+      BAD_ANSWER,
     ],
     ["a 503, not retried", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE"],
-    ["a 409 the call does not expect", (res) => sendProblem(res, 409, {}), "UPSTREAM_BAD_RESPONSE"],
+    ["a 409 the call does not expect", (res) => sendProblem(res, 409, {}), BAD_ANSWER],
   ])("shows %s as the catalogue's page", async (_case, answer, code) => {
     api.intercept(/^POST \/things$/, (_req, res) => answer(res));
     const { response, document } = await post("/things/new", validThing);
