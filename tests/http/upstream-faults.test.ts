@@ -70,6 +70,16 @@ const run = (call: Parameters<typeof callApi>[1], input: unknown, options = sett
 const answerStatus = (status: number) => upstream.handle((_req, res) => sendJson(res, status, {}));
 const outcomes = () => events.map((event) => event.outcome);
 
+/** Answers every request with `status` and `headers`; returns when each request came. */
+function answerBusy(status: number, headers = {}) {
+  const starts: number[] = [];
+  upstream.handle((_req, res) => {
+    starts.push(performance.now());
+    sendJson(res, status, {}, headers);
+  });
+  return starts;
+}
+
 describe("an answer that breaks HTTP", () => {
   const resetAfter = (bytes: string) => (socket: Socket) => {
     socket.write(bytes, () => socket.resetAndDestroy());
@@ -324,11 +334,7 @@ describe("a status that says the API is busy or failing", () => {
     ["its highest", 0.999, [99, 199]],
   ])("waits with jitter between retries, doubling: the draw at %s", async (_case, draw, least) => {
     vi.spyOn(Math, "random").mockReturnValue(draw);
-    const starts: number[] = [];
-    upstream.handle((_req, res) => {
-      starts.push(performance.now());
-      sendJson(res, 503, {});
-    });
+    const starts = answerBusy(503);
     await getFailure(getOne());
     const waits = [starts[1]! - starts[0]!, starts[2]! - starts[1]!];
     console.info(`waits before the retries: ${waits.map((ms) => ms.toFixed(0)).join(", ")} ms`);
@@ -338,22 +344,13 @@ describe("a status that says the API is busy or failing", () => {
 });
 
 describe("Retry-After", () => {
-  function answerBusy(retryAfter: string, status = 503) {
-    const starts: number[] = [];
-    upstream.handle((_req, res) => {
-      starts.push(performance.now());
-      sendJson(res, status, {}, { "retry-after": retryAfter });
-    });
-    return starts;
-  }
-
   it.each([
     ["3600", 503],
     ["3600", 429],
     ["99999999999999999999999", 503],
     [new Date(Date.now() + 60_000).toUTCString(), 503],
   ])("gives up at once when %s does not fit in the deadline (%i)", async (retryAfter, status) => {
-    answerBusy(retryAfter, status);
+    answerBusy(status, { "retry-after": retryAfter });
     expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
     expect(upstream.received).toHaveLength(1);
   });
@@ -378,7 +375,7 @@ describe("Retry-After", () => {
     "Someday, 99 Foo 2026",
     new Date(Date.now() - 60_000).toUTCString(),
   ])("is ignored when it is %j, and the retries go on with their own waits", async (retryAfter) => {
-    const starts = answerBusy(retryAfter);
+    const starts = answerBusy(503, { "retry-after": retryAfter });
     expect(await getFailure(getOne())).toEqual(UNAVAILABLE);
     // Three attempts: "9.5" read as seconds would fit in the deadline once, not twice.
     expect(starts).toHaveLength(3);
