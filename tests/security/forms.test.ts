@@ -25,6 +25,11 @@ async function postTheme(server: RunningServer, body: string) {
 const fields = (count: number) => Array.from({ length: count - 1 }, (_, i) => `&n${i}=1`).join("");
 
 const intent = (value: object) => `__intent__=${encodeURIComponent(JSON.stringify(value))}`;
+const update = (payload: object) => intent({ type: "update", payload });
+
+function expectCataloguePage(html: string, code: "BAD_REQUEST" | "PAYLOAD_TOO_LARGE") {
+  expect(html).toContain(`<h1 id="error-title">${titleOf(code)}</h1>`);
+}
 
 describe("reading a form post", () => {
   const server = startSuiteServer();
@@ -32,7 +37,7 @@ describe("reading a form post", () => {
   it("refuses more than FORM_MAX_FIELDS (1,000) fields with 413 and the catalogue page", async () => {
     const response = await postTheme(server, `theme=dark${fields(1_001)}`);
     expect(response.status).toBe(413);
-    expect(response.html).toContain(`<h1 id="error-title">${titleOf("PAYLOAD_TOO_LARGE")}</h1>`);
+    expectCataloguePage(response.html, "PAYLOAD_TOO_LARGE");
   });
 
   it("reads 1,000 fields, dropping the names the form has no place for", async () => {
@@ -48,7 +53,7 @@ describe("reading a form post", () => {
   ])("refuses %s with 400 and the catalogue page", async (_name, body) => {
     const response = await postTheme(server, body);
     expect(response.status).toBe(400);
-    expect(response.html).toContain(`<h1 id="error-title">${titleOf("BAD_REQUEST")}</h1>`);
+    expectCataloguePage(response.html, "BAD_REQUEST");
   });
 
   it.each([
@@ -70,37 +75,26 @@ describe("reading a form post", () => {
       "a reorder on a field that is not a list",
       intent({ type: "reorder", payload: { name: "theme", from: 0, to: 1 } }),
     ],
-    [
-      "an update naming __proto__.x",
-      intent({ type: "update", payload: { name: "__proto__.x", value: "1" } }),
-    ],
+    ["an update naming __proto__.x", update({ name: "__proto__.x", value: "1" })],
     [
       "an update naming constructor.prototype",
-      intent({ type: "update", payload: { name: "constructor.prototype", value: "1" } }),
+      update({ name: "constructor.prototype", value: "1" }),
     ],
-    [
-      "an update with bad path syntax",
-      intent({ type: "update", payload: { name: "a..b]", value: "1" } }),
-    ],
+    ["an update with bad path syntax", update({ name: "a..b]", value: "1" })],
     ["a reset of __proto__", intent({ type: "reset", payload: { name: "__proto__" } })],
-    [
-      "an update at a huge index",
-      intent({ type: "update", payload: { name: "theme", index: 1e9, value: "1" } }),
-    ],
+    ["an update at a huge index", update({ name: "theme", index: 1e9, value: "1" })],
     ["a control field over 16 KB", `__state__=${"1".repeat(17_000)}`],
   ])("answers a submission with %s with 400 and the catalogue page", async (_name, control) => {
     const response = await postTheme(server, `theme=dark&${control}`);
     expect(response.status).toBe(400);
-    expect(response.html).toContain(`<h1 id="error-title">${titleOf("BAD_REQUEST")}</h1>`);
+    expectCataloguePage(response.html, "BAD_REQUEST");
   });
 
   it("refuses a well-formed Conform intent too: no form here posts one", async () => {
-    const response = await postTheme(
-      server,
-      `theme=dark&${intent({ type: "validate", payload: { name: "theme" } })}`,
-    );
+    const validate = intent({ type: "validate", payload: { name: "theme" } });
+    const response = await postTheme(server, `theme=dark&${validate}`);
     expect(response.status).toBe(400);
-    expect(response.html).toContain(`<h1 id="error-title">${titleOf("BAD_REQUEST")}</h1>`);
+    expectCataloguePage(response.html, "BAD_REQUEST");
   });
 });
 

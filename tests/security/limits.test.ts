@@ -6,7 +6,12 @@ import { expectNoServerErrors, startServer, startSuiteServer } from "../support/
 import { getHeading } from "../support/html";
 import { readRssMegabytes } from "../support/process-stats";
 
-const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
+const postForm = (url: string, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: "a=1",
+  });
 
 /**
  * Sends headers, then streams `size` bytes in 64 KB pieces until the server answers or closes;
@@ -128,8 +133,7 @@ describe("slow clients", () => {
 describe("rate limit", () => {
   const server = startSuiteServer({ RATE_LIMIT_PER_MINUTE: "3" });
 
-  const post = (headers: Record<string, string> = {}) =>
-    fetch(server.url, { method: "POST", headers: { ...FORM_HEADERS, ...headers }, body: "a=1" });
+  const post = (headers?: Record<string, string>) => postForm(server.url, headers);
 
   it("answers 429 with Retry-After and the error page once an address spends its budget", async () => {
     for (let i = 0; i < 3; i++) expect((await post()).status).toBe(405);
@@ -160,12 +164,7 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
   const server = startSuiteServer({ TRUST_PROXY: "true", RATE_LIMIT_PER_MINUTE: "2" });
 
   it("counts each client address the proxy reports separately", async () => {
-    const post = (client: string) =>
-      fetch(server.url, {
-        method: "POST",
-        headers: { ...FORM_HEADERS, "x-forwarded-for": client },
-        body: "a=1",
-      });
+    const post = (client: string) => postForm(server.url, { "x-forwarded-for": client });
     expect((await post("192.0.2.1")).status).toBe(405);
     expect((await post("192.0.2.1")).status).toBe(405);
     expect((await post("192.0.2.1")).status).toBe(429);
@@ -174,15 +173,10 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
 
   it("takes the public scheme and host from the proxy for the cross-site check", async () => {
     const post = (headers: Record<string, string>) =>
-      fetch(server.url, {
-        method: "POST",
-        headers: {
-          ...FORM_HEADERS,
-          origin: "https://app.example",
-          "x-forwarded-for": "192.0.2.9",
-          ...headers,
-        },
-        body: "a=1",
+      postForm(server.url, {
+        origin: "https://app.example",
+        "x-forwarded-for": "192.0.2.9",
+        ...headers,
       });
     expect(
       (await post({ "x-forwarded-proto": "https", "x-forwarded-host": "app.example" })).status,

@@ -25,6 +25,12 @@ function request(port: number, lines: string[], body = "") {
   return sendRaw(port, [...lines, "Connection: close", "", body].join("\r\n"));
 }
 
+const get = (port: number, host: string, path = "/") =>
+  request(port, [`GET ${path} HTTP/1.1`, `Host: ${host}`]);
+
+const getForwarded = (port: number, host: string) =>
+  request(port, ["GET / HTTP/1.1", `Host: 127.0.0.1:${port}`, `X-Forwarded-Host: ${host}`]);
+
 function post(port: number, headers: string[]) {
   const body = "a=1";
   return request(
@@ -40,7 +46,7 @@ describe("Host", () => {
   it.each(BAD_HOSTS)(
     "%s → 400 with the catalogue page, and the value is not logged",
     async (host) => {
-      const response = await request(server.port, ["GET / HTTP/1.1", `Host: ${host}`]);
+      const response = await get(server.port, host);
       expect(response.status).toBe(400);
       expect(getHeading(response.body)).toBe(titleOf("BAD_REQUEST"));
       expect(response.headers["content-security-policy"]).toContain("default-src");
@@ -51,8 +57,7 @@ describe("Host", () => {
   it.each(["localhost:3000", "LOCALHOST", "[::1]:8080", "app.example.", "app.example:80"])(
     "%s is served",
     async (host) => {
-      const response = await request(server.port, ["GET / HTTP/1.1", `Host: ${host}`]);
-      expect(response.status).toBe(200);
+      expect((await get(server.port, host)).status).toBe(200);
     },
   );
 
@@ -71,12 +76,7 @@ describe("X-Forwarded-Host behind a trusted proxy (TRUST_PROXY=true)", () => {
   const server = startSuiteServer({ TRUST_PROXY: "true" });
 
   it.each(BAD_HOSTS)("%s → 400", async (host) => {
-    const response = await request(server.port, [
-      "GET / HTTP/1.1",
-      `Host: 127.0.0.1:${server.port}`,
-      `X-Forwarded-Host: ${host}`,
-    ]);
-    expect(response.status).toBe(400);
+    expect((await getForwarded(server.port, host)).status).toBe(400);
     expect(server.output()).not.toContain(host);
   });
 
@@ -101,8 +101,7 @@ describe("with ORIGIN set", () => {
     ["the address the server listens on", "127.0.0.1", 400],
     ["another host", "evil.example", 400],
   ])("answers pages for %s (%s) with %i", async (_name, host, status) => {
-    const response = await request(server.port, ["GET / HTTP/1.1", `Host: ${host}`]);
-    expect(response.status).toBe(status);
+    expect((await get(server.port, host)).status).toBe(status);
   });
 
   it("refuses a write for another host even when its Origin matches that host (DNS rebinding)", async () => {
@@ -122,15 +121,9 @@ describe("with ORIGIN set", () => {
   it.each(["/healthz", "/readyz"])(
     "answers the probe %s for any well-formed Host",
     async (path) => {
-      for (const host of [`127.0.0.1:${server.port}`, "10.0.0.5:3000", "evil.example"]) {
-        const response = await request(server.port, [`GET ${path} HTTP/1.1`, `Host: ${host}`]);
-        expect(response.status).toBe(200);
-      }
-      const malformed = await request(server.port, [
-        `GET ${path} HTTP/1.1`,
-        "Host: localhost:65536",
-      ]);
-      expect(malformed.status).toBe(400);
+      for (const host of [`127.0.0.1:${server.port}`, "10.0.0.5:3000", "evil.example"])
+        expect((await get(server.port, host, path)).status).toBe(200);
+      expect((await get(server.port, "localhost:65536", path)).status).toBe(400);
     },
   );
 });
@@ -139,13 +132,7 @@ describe("with ORIGIN set, behind a trusted proxy", () => {
   const server = startSuiteServer({ ORIGIN: "https://app.example", TRUST_PROXY: "true" });
 
   it("judges the host the proxy reports", async () => {
-    const forwarded = (host: string) =>
-      request(server.port, [
-        "GET / HTTP/1.1",
-        `Host: 127.0.0.1:${server.port}`,
-        `X-Forwarded-Host: ${host}`,
-      ]);
-    expect((await forwarded("app.example")).status).toBe(200);
-    expect((await forwarded("evil.example")).status).toBe(400);
+    expect((await getForwarded(server.port, "app.example")).status).toBe(200);
+    expect((await getForwarded(server.port, "evil.example")).status).toBe(400);
   });
 });

@@ -32,18 +32,16 @@ const themeHead = (headers: string[], version = "1.1") =>
     "",
   ].join("\r\n");
 
+const FORM_TYPE = "Content-Type: application/x-www-form-urlencoded";
+const BODY = "theme=dark&redirectTo=%2F";
+/** The head of a post of BODY to the theme form that waits for 100 Continue. */
+const continueHead = (version?: string) =>
+  themeHead([FORM_TYPE, `Content-Length: ${BODY.length}`, "Expect: 100-continue"], version);
+
 describe("Expect: 100-continue", () => {
   it.each([
-    [
-      "from another site",
-      ["Origin: https://evil.example", "Content-Type: application/x-www-form-urlencoded"],
-      403,
-    ],
-    [
-      "over the body limit",
-      ["Content-Type: application/x-www-form-urlencoded", "Content-Length: 5000000"],
-      413,
-    ],
+    ["from another site", ["Origin: https://evil.example", FORM_TYPE], 403],
+    ["over the body limit", [FORM_TYPE, "Content-Length: 5000000"], 413],
     ["in a format not accepted", ["Content-Type: application/json"], 415],
   ])(
     "on a request %s gets the refusal, never 100 Continue first",
@@ -61,33 +59,17 @@ describe("Expect: 100-continue", () => {
 
   it("on an acceptable request gets 100 Continue, then the answer to the body it then sends", async () => {
     const connection = connect();
-    const body = "theme=dark&redirectTo=%2F";
-    connection.socket.write(
-      themeHead([
-        "Content-Type: application/x-www-form-urlencoded",
-        `Content-Length: ${body.length}`,
-        "Expect: 100-continue",
-      ]),
-    );
+    connection.socket.write(continueHead());
     await connection.until("\r\n\r\n");
     expect(connection.received()).toBe("HTTP/1.1 100 Continue\r\n\r\n");
-    connection.socket.write(body);
+    connection.socket.write(BODY);
     await connection.closed;
     const answer = connection.received().slice("HTTP/1.1 100 Continue\r\n\r\n".length);
     expect(parseResponse(answer).status).toBe(303);
   });
 
   it("is ignored on HTTP/1.0, which has no 100 Continue", async () => {
-    const body = "theme=dark&redirectTo=%2F";
-    const head = themeHead(
-      [
-        "Content-Type: application/x-www-form-urlencoded",
-        `Content-Length: ${body.length}`,
-        "Expect: 100-continue",
-      ],
-      "1.0",
-    );
-    const response = await sendRaw(server.port, head + body);
+    const response = await sendRaw(server.port, continueHead("1.0") + BODY);
     expect(response.raw).not.toContain("100 Continue");
     expect(response.status).toBe(303);
   });
@@ -105,10 +87,11 @@ describe("Expect: 100-continue", () => {
 });
 
 describe("static files", () => {
+  const getFavicon = (headers?: Record<string, string>) =>
+    fetch(`${server.url}/favicon.svg`, { headers });
+
   it("answer a Range past the end with 416 and the file's length", async () => {
-    const response = await fetch(`${server.url}/favicon.svg`, {
-      headers: { range: "bytes=99999-" },
-    });
+    const response = await getFavicon({ range: "bytes=99999-" });
     expect(response.status).toBe(416);
     expect(response.headers.get("content-range")).toMatch(/^bytes \*\/\d+$/);
     expect(response.headers.get("cache-control")).toBe("no-store");
@@ -116,18 +99,16 @@ describe("static files", () => {
   });
 
   it("answer an If-Match no version matches with 412", async () => {
-    const response = await fetch(`${server.url}/favicon.svg`, {
-      headers: { "if-match": '"nope"' },
-    });
+    const response = await getFavicon({ "if-match": '"nope"' });
     expect(response.status).toBe(412);
     expect(getHeading(await response.text())).toBe(titleOf("PRECONDITION_FAILED"));
   });
 
   it("serve a matching If-Match and a Range within the file", async () => {
-    const whole = await fetch(`${server.url}/favicon.svg`);
-    const etag = whole.headers.get("etag")!;
-    const matched = await fetch(`${server.url}/favicon.svg`, {
-      headers: { "if-match": etag, range: "bytes=0-4" },
+    const whole = await getFavicon();
+    const matched = await getFavicon({
+      "if-match": whole.headers.get("etag")!,
+      range: "bytes=0-4",
     });
     expect(matched.status).toBe(206);
     expect(await matched.text()).toBe((await whole.text()).slice(0, 5));
