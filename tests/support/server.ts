@@ -69,6 +69,7 @@ function getSuiteEnv(): Env {
     SESSION_SECRET: TEST_SESSION_SECRET,
     // Suites post many times from one address; the rate limit's own tests set a value.
     RATE_LIMIT_PER_MINUTE: "0",
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE,
   };
 }
 
