@@ -31,14 +31,13 @@ async function getPageResources(server: RunningServer, path: string, init: Reque
   const response = await fetch(`${server.url}${path}`, { ...init, headers, redirect: "manual" });
   const contentType = response.headers.get("content-type") ?? "";
   const html = await response.text();
+  const found = (pattern: RegExp) => [...html.matchAll(pattern)].map((m) => m[1]!);
   const scripts = new Set([
-    ...[...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!),
-    ...[...html.matchAll(/<script[^>]* src="([^"]+)"/g)].map((m) => m[1]!),
-    ...[...html.matchAll(/import (?:\* as \w+ from )?"(\/build\/[^"]+)"/g)].map((m) => m[1]!),
+    ...found(/<link rel="modulepreload" href="([^"]+)"/g),
+    ...found(/<script[^>]* src="([^"]+)"/g),
+    ...found(/import (?:\* as \w+ from )?"(\/build\/[^"]+)"/g),
   ]);
-  const stylesheets = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map(
-    (m) => m[1]!,
-  );
+  const stylesheets = found(/<link rel="stylesheet" href="([^"]+)"/g);
   return { contentType, status: response.status, html, scripts: [...scripts], stylesheets };
 }
 
