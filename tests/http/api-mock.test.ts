@@ -12,6 +12,7 @@ import { expectNoServerErrors, getLogLines } from "../support/server";
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const NOTICE = "The API is a mock answering from its contract.";
 const THING = { name: "Zinc", quantity: "1", colour: "red" };
+const QUANTITY = { intent: "update", id: "1", version: "1", quantity: "3" };
 const NO_OPERATION = "API mock: no operation of the contracts answers this call";
 const REFUSED = "API mock: the contract refuses what was sent";
 
@@ -76,12 +77,7 @@ describe("the reference feature with the API mock on", () => {
   it.each([
     ["createThing:422-nameTaken", "/things/new", THING, "Another thing already has this name."],
     ["finishStockCheck:422-archivedInStock", "/things/stock", { intent: "finish" }, "Birch is"],
-    [
-      "setThingQuantity:409-changed",
-      "/things/stock",
-      { intent: "update", id: "1", version: "1", quantity: "3" },
-      "Someone else changed",
-    ],
+    ["setThingQuantity:409-changed", "/things/stock", QUANTITY, "Someone else changed"],
   ])("with %s picked, a post to %s is refused on its form", async (picks, path, fields, shown) => {
     const response = await fetch(server.url + path, {
       method: "POST",
@@ -179,15 +175,10 @@ describe("bodies sent to the API mock", () => {
   const LIMIT = 1_048_576;
   const thing = { name: "Zinc", quantity: 1, colour: "red", featured: false, notes: "" };
   const post = async (body: string) => {
-    const response = await fetch(`${server.mockUrl}/things`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-    });
-    return {
-      status: response.status,
-      detail: ((await response.json()) as { detail: string }).detail,
-    };
+    const headers = { "content-type": "application/json" };
+    const response = await fetch(`${server.mockUrl}/things`, { method: "POST", headers, body });
+    const { detail } = (await response.json()) as { detail: string };
+    return { status: response.status, detail };
   };
   // The main thread's CPU time for one answer, the least of three.
   const cost = async (body: string) => {

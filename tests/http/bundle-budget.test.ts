@@ -20,17 +20,9 @@ const BUDGET = {
   htmlGzip: 14 * KB,
 };
 
-type ManifestRoute = {
-  parentId?: string;
-  path?: string;
-  index?: boolean;
-  module: string;
-  imports?: string[];
-};
-
 type Manifest = {
   entry: { module: string; imports?: string[] };
-  routes: Record<string, ManifestRoute>;
+  routes: Record<string, { parentId?: string; path?: string; module: string; imports?: string[] }>;
 };
 
 /** What a page makes the browser load: its scripts (preloads and imports) and stylesheets. */
@@ -39,14 +31,13 @@ async function getPageResources(server: RunningServer, path: string, init: Reque
   const response = await fetch(`${server.url}${path}`, { ...init, headers, redirect: "manual" });
   const contentType = response.headers.get("content-type") ?? "";
   const html = await response.text();
+  const found = (pattern: RegExp) => [...html.matchAll(pattern)].map((m) => m[1]!);
   const scripts = new Set([
-    ...[...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!),
-    ...[...html.matchAll(/<script[^>]* src="([^"]+)"/g)].map((m) => m[1]!),
-    ...[...html.matchAll(/import (?:\* as \w+ from )?"(\/build\/[^"]+)"/g)].map((m) => m[1]!),
+    ...found(/<link rel="modulepreload" href="([^"]+)"/g),
+    ...found(/<script[^>]* src="([^"]+)"/g),
+    ...found(/import (?:\* as \w+ from )?"(\/build\/[^"]+)"/g),
   ]);
-  const stylesheets = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map(
-    (m) => m[1]!,
-  );
+  const stylesheets = found(/<link rel="stylesheet" href="([^"]+)"/g);
   return { contentType, status: response.status, html, scripts: [...scripts], stylesheets };
 }
 
@@ -58,6 +49,9 @@ async function download(server: RunningServer, url: string) {
   expect(response.status, url).toBe(200);
   return Buffer.from(await response.arrayBuffer());
 }
+
+const readSources = (server: RunningServer, urls: string[]) =>
+  Promise.all(urls.map(async (url) => (await download(server, url)).toString()));
 
 async function gzippedSize(server: RunningServer, urls: string[]) {
   const files = await Promise.all(urls.map((url) => download(server, url)));
@@ -127,10 +121,8 @@ async function measurePage(server: RunningServer, label: string, path: string, i
 }
 
 /**
- * Every route's JavaScript (from the build's manifest, so routes that need an upstream or
- * parameters count too), and every route's page, as the server sends it, for all three budgets;
- * `posts` adds the pages an action answers with (a form's errors). Routes whose id starts with
- * `skip` are left out.
+ * Every route's JavaScript (from the manifest, so routes that need an upstream or parameters count
+ * too), every route's page and each of `posts`' answers; routes whose id starts with `skip` aside.
  */
 function describeBudgets(
   server: RunningServer,
@@ -141,16 +133,13 @@ function describeBudgets(
 
   it(`every route loads at most ${BUDGET.javascriptGzip / KB} KB of JavaScript`, async () => {
     const manifest = await getManifest(server);
-    const sizes: Record<string, string> = {};
     const bytes: Record<string, number> = {};
-    for (const routeId of getRouteIds(manifest)) {
+    for (const routeId of getRouteIds(manifest))
       bytes[routeId] = await gzippedSize(server, getRouteScripts(manifest, routeId));
-      sizes[routeId] = kilobytes(bytes[routeId]);
-    }
-    console.log("JavaScript per route, gzipped:", sizes);
-    for (const [routeId, size] of Object.entries(bytes)) {
+    const sizes = Object.entries(bytes).map(([routeId, size]) => [routeId, kilobytes(size)]);
+    console.log("JavaScript per route, gzipped:", Object.fromEntries(sizes));
+    for (const [routeId, size] of Object.entries(bytes))
       expect(size, routeId).toBeLessThanOrEqual(BUDGET.javascriptGzip);
-    }
   });
 
   it("every route's page, and each an action answers with, within all three budgets", async () => {
@@ -193,26 +182,15 @@ describe("the shipped app's budgets, as served by the production build", () => {
   it("the home page carries no form toolkit and no Zod: the theme form posts plainly", async () => {
     const { scripts } = await getPageResources(server, "/");
     expect(scripts.length).toBeGreaterThan(0);
-    for (const url of scripts) {
-      const source = (await download(server, url)).toString("utf8");
-      expect({
-        url,
-        toolkit: source.includes("__form__"),
-        zod: source.includes("$ZodType"),
-      }).toEqual({
-        url,
-        toolkit: false,
-        zod: false,
-      });
+    for (const [i, source] of (await readSources(server, scripts)).entries()) {
+      expect(source.includes("__form__"), `the form toolkit in ${scripts[i]}`).toBe(false);
+      expect(source.includes("$ZodType"), `Zod in ${scripts[i]}`).toBe(false);
     }
   });
 
   it("loads web vitals once hydrated, in a chunk no page preloads, outside every page's budget", async () => {
     const manifest = await getManifest(server);
-    const rootScripts = getRouteScripts(manifest, "root");
-    const sources = await Promise.all(
-      rootScripts.map(async (url) => (await download(server, url)).toString()),
-    );
+    const sources = await readSources(server, getRouteScripts(manifest, "root"));
     const chunk = sources
       .map((source) => /"([^"]*web-vitals-\w+\.js)"/.exec(source)?.[1])
       .find(Boolean);
@@ -267,9 +245,7 @@ describe("the reference feature's budgets (tests/fixtures/reference-app)", () =>
 
   it("its form pages validate with Zod Mini, and no classic Zod reaches the browser", async () => {
     const { scripts } = await getPageResources(server, "/things/new");
-    const sources = await Promise.all(
-      scripts.map(async (url) => (await download(server, url)).toString()),
-    );
+    const sources = await readSources(server, scripts);
     expect(sources.some((source) => source.includes('"ZodMiniObject"'))).toBe(true);
     expect(sources.filter((source) => /"Zod(Object|String|Number)"/.test(source))).toEqual([]);
   });
@@ -292,9 +268,7 @@ describe("the reference feature's budgets, signed in (tests/support/oidc-app.ts)
   it("a page whose only control is a button (featuring a thing) ships no validator", async () => {
     const page = await getPageResources(server, "/things/3/feature");
     expect(page.html).toContain("Ada Lovelace");
-    const sources = await Promise.all(
-      page.scripts.map(async (url) => (await download(server, url)).toString()),
-    );
+    const sources = await readSources(server, page.scripts);
     expect(sources.filter((source) => source.includes("$ZodType"))).toEqual([]);
   });
 });

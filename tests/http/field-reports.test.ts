@@ -30,11 +30,16 @@ const server = startSuiteServer({ METRICS_PORT: "0", ...SECURITY_TXT }, { cwd: r
 const count = async (name: string, labels: Record<string, string>) =>
   total(await scrapeMetrics(server), name, labels);
 
+const CSP = "application/csp-report";
+const BATCH = "application/reports+json";
+const FORM = "application/x-www-form-urlencoded";
+
 const post = (path: string, type: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${server.url}${path}`, {
     method: "POST",
     headers: { "content-type": type, ...headers },
     body,
+    redirect: "manual",
   });
 
 /** What Firefox 153 posted (report-uri) for an inline script on a page whose address had a code. */
@@ -57,15 +62,8 @@ const firefoxReport = (origin: string) =>
 
 describe("CSP violation reports", () => {
   it("counts and logs Firefox's report-uri shape without the address's query", async () => {
-    const response = await post(
-      "/__reports/csp",
-      "application/csp-report",
-      firefoxReport(server.url),
-      {
-        origin: server.url,
-        "sec-fetch-site": "same-origin",
-      },
-    );
+    const sameOrigin = { origin: server.url, "sec-fetch-site": "same-origin" };
+    const response = await post("/__reports/csp", CSP, firefoxReport(server.url), sameOrigin);
     expect(response.status).toBe(204);
     const labels = { directive: "script-src-elem", blocked: "inline" };
     expect(await count("csp_violations_total", labels)).toBe(1);
@@ -94,21 +92,15 @@ describe("CSP violation reports", () => {
       ["--headless", "--no-remote", "--profile", profile, page],
       { stdio: "ignore", detached: true, env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: "1" } },
     );
+    const lines = () =>
+      getLogLines(server, "content security policy violation", "/faults/inline-script");
     try {
-      await expect
-        .poll(() =>
-          getLogLines(server, "content security policy violation", "/faults/inline-script"),
-        )
-        .toHaveLength(1);
+      await expect.poll(lines).toHaveLength(1);
     } finally {
       process.kill(-firefox.pid!, "SIGKILL");
       rmSync(profile, { recursive: true, force: true });
     }
-    const [line] = getLogLines(
-      server,
-      "content security policy violation",
-      "/faults/inline-script",
-    );
+    const [line] = lines();
     expect(JSON.parse(line!).violations).toEqual([
       expect.objectContaining({
         directive: "script-src-elem",
@@ -140,11 +132,7 @@ describe("CSP violation reports", () => {
       report("eval", "made-up-directive"),
       { type: "deprecation", age: 1, url: server.url, body: { id: "x" } },
     ];
-    const response = await post(
-      "/__reports/csp",
-      "application/reports+json",
-      JSON.stringify(batch),
-    );
+    const response = await post("/__reports/csp", BATCH, JSON.stringify(batch));
     expect(response.status).toBe(204);
     const violations = (directive: string, blocked: string) =>
       count("csp_violations_total", { directive, blocked });
@@ -158,8 +146,7 @@ describe("CSP violation reports", () => {
 });
 
 describe("web vitals", () => {
-  const beacon = (fields: string) =>
-    post("/__reports/vitals", "application/x-www-form-urlencoded", fields);
+  const beacon = (fields: string) => post("/__reports/vitals", FORM, fields);
 
   it("records one beacon's vitals per route, in buckets on the published thresholds", async () => {
     const fields = "route=routes%2F_site._index&LCP=3000&INP=120&CLS=0.3&FCP=1000&TTFB=1e2";
@@ -168,32 +155,12 @@ describe("web vitals", () => {
     const buckets = (name: string) =>
       samples
         .filter((s) => s.name === `${name}_bucket` && s.labels.route === "routes/_site._index")
-        .map((s) => [s.labels.le, s.value]);
-    expect(buckets("web_vitals_lcp_seconds")).toEqual([
-      ["2.5", 0],
-      ["4", 1],
-      ["+Inf", 1],
-    ]);
-    expect(buckets("web_vitals_inp_seconds")).toEqual([
-      ["0.2", 1],
-      ["0.5", 1],
-      ["+Inf", 1],
-    ]);
-    expect(buckets("web_vitals_cls")).toEqual([
-      ["0.1", 0],
-      ["0.25", 0],
-      ["+Inf", 1],
-    ]);
-    expect(buckets("web_vitals_fcp_seconds")).toEqual([
-      ["1.8", 1],
-      ["3", 1],
-      ["+Inf", 1],
-    ]);
-    expect(buckets("web_vitals_ttfb_seconds")).toEqual([
-      ["0.8", 1],
-      ["1.8", 1],
-      ["+Inf", 1],
-    ]);
+        .map((s) => `le ${s.labels.le}: ${s.value}`);
+    expect(buckets("web_vitals_lcp_seconds")).toEqual(["le 2.5: 0", "le 4: 1", "le +Inf: 1"]);
+    expect(buckets("web_vitals_inp_seconds")).toEqual(["le 0.2: 1", "le 0.5: 1", "le +Inf: 1"]);
+    expect(buckets("web_vitals_cls")).toEqual(["le 0.1: 0", "le 0.25: 0", "le +Inf: 1"]);
+    expect(buckets("web_vitals_fcp_seconds")).toEqual(["le 1.8: 1", "le 3: 1", "le +Inf: 1"]);
+    expect(buckets("web_vitals_ttfb_seconds")).toEqual(["le 0.8: 1", "le 1.8: 1", "le +Inf: 1"]);
   });
 
   it.each([
@@ -257,18 +224,13 @@ describe("security.txt", () => {
 describe("hostile reports", () => {
   const nested = (depth: number) => `{"csp-report":${"[".repeat(depth)}${"]".repeat(depth)}}`;
   it.each([
-    ["a report over 64 KB", "application/csp-report", firefoxReport("x").padEnd(70_000), 413],
-    ["nested arrays to 64 KB", "application/csp-report", nested(32_000), 400],
-    ["not JSON", "application/csp-report", "<csp-report/>", 400],
-    ["JSON of another shape", "application/csp-report", '{"report":{}}', 400],
-    [
-      "a batch whose violation has no body",
-      "application/reports+json",
-      '[{"type":"csp-violation"}]',
-      400,
-    ],
+    ["a report over 64 KB", CSP, firefoxReport("x").padEnd(70_000), 413],
+    ["nested arrays to 64 KB", CSP, nested(32_000), 400],
+    ["not JSON", CSP, "<csp-report/>", 400],
+    ["JSON of another shape", CSP, '{"report":{}}', 400],
+    ["a batch whose violation has no body", BATCH, '[{"type":"csp-violation"}]', 400],
     ["JSON as application/json", "application/json", firefoxReport("x"), 415],
-    ["a form", "application/x-www-form-urlencoded", "a=1", 415],
+    ["a form", FORM, "a=1", 415],
   ])("%s (%s) is refused", async (_name, type, body, status) => {
     const response = await post("/__reports/csp", type, body);
     expect(response.status).toBe(status);
@@ -282,7 +244,7 @@ describe("hostile reports", () => {
     };
     const response = await post(
       "/__reports/csp",
-      "application/reports+json",
+      BATCH,
       JSON.stringify(Array(400).fill(violation)),
     );
     expect(response.status).toBe(204);
@@ -291,13 +253,11 @@ describe("hostile reports", () => {
   });
 
   it("refuses a gzipped report, and a report over the limit as it streams", async () => {
-    const gzipped = await post("/__reports/csp", "application/csp-report", "x", {
-      "content-encoding": "gzip",
-    });
+    const gzipped = await post("/__reports/csp", CSP, "x", { "content-encoding": "gzip" });
     expect(gzipped.status).toBe(415);
     const streamed = await fetch(`${server.url}/__reports/csp`, {
       method: "POST",
-      headers: { "content-type": "application/csp-report" },
+      headers: { "content-type": CSP },
       body: new ReadableStream({
         start(controller) {
           for (let i = 0; i < 20; i++) controller.enqueue(new Uint8Array(8_192).fill(32));
@@ -311,24 +271,13 @@ describe("hostile reports", () => {
 
   it("answers a flood from one client with 429 after 60 reports a minute, each endpoint apart, writes untouched", async () => {
     const flood = await Promise.all(
-      Array.from({ length: 80 }, () =>
-        post("/__reports/vitals", "application/x-www-form-urlencoded", "route=root&CLS=0"),
-      ),
+      Array.from({ length: 80 }, () => post("/__reports/vitals", FORM, "route=root&CLS=0")),
     );
-    const statuses = flood.map((response) => response.status);
-    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(20);
-    expect(
-      await count("browser_reports_refused_total", { endpoint: "vitals", reason: "rate_limited" }),
-    ).toBe(statuses.filter((status) => status === 429).length);
-    expect(
-      (await post("/__reports/csp", "application/csp-report", firefoxReport(server.url))).status,
-    ).not.toBe(429);
-    const form = await fetch(`${server.url}/preferences/theme`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "theme=dark",
-      redirect: "manual",
-    });
-    expect(form.status).toBe(303);
+    const limited = flood.filter((response) => response.status === 429).length;
+    expect(limited).toBeGreaterThanOrEqual(20);
+    const labels = { endpoint: "vitals", reason: "rate_limited" };
+    expect(await count("browser_reports_refused_total", labels)).toBe(limited);
+    expect((await post("/__reports/csp", CSP, firefoxReport(server.url))).status).not.toBe(429);
+    expect((await post("/preferences/theme", FORM, "theme=dark")).status).toBe(303);
   });
 });

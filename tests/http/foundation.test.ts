@@ -8,7 +8,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -16,8 +15,15 @@ import { describe, expect, it } from "vitest";
 import { patches } from "../../patches/apply-patches.js";
 import { projectRoot, runServerUntilExit, startServer, startSuiteServer } from "../support/server";
 import { parseHtml } from "../support/html";
+import { sendRaw } from "../support/raw-http";
 
 const server = startSuiteServer();
+
+const request = (method: string) =>
+  sendRaw(
+    server.port,
+    `${method} / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`,
+  );
 
 describe("pages", () => {
   it("serves the home page inside the site layout", async () => {
@@ -40,24 +46,9 @@ describe("pages", () => {
   });
 
   it("sends a page without deferred data whole, with its length, in one write", async () => {
-    const raw = await new Promise<Buffer[]>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const socket = net.connect(server.port, "127.0.0.1", () =>
-        socket.write(
-          `GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`,
-        ),
-      );
-      socket
-        .on("data", (chunk: Buffer) => chunks.push(chunk))
-        .on("end", () => resolve(chunks))
-        .on("error", reject);
-    });
-    const [head, body] = Buffer.concat(raw).toString("utf8").split("\r\n\r\n", 2) as [
-      string,
-      string,
-    ];
-    expect(head).toMatch(new RegExp(`\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`, "i"));
-    expect(head).not.toMatch(/transfer-encoding/i);
+    const { headers, body } = await request("GET");
+    expect(headers["content-length"]).toBe(String(Buffer.byteLength(body, "latin1")));
+    expect(headers["transfer-encoding"]).toBeUndefined();
     expect(body).toContain("</html>");
     expect(body).toMatch(/streamController\.close\(\);<\/script>(<!--\/\$-->)+$/);
   });
@@ -84,24 +75,10 @@ describe("pages", () => {
   });
 
   it("answers HEAD / with headers and no body", async () => {
-    const { status, headers, bodyLength } = await new Promise<{
-      status: number;
-      headers: http.IncomingHttpHeaders;
-      bodyLength: number;
-    }>((resolve, reject) => {
-      const request = http.request(`${server.url}/`, { method: "HEAD" }, (response) => {
-        let bodyLength = 0;
-        response.on("data", (chunk: Buffer) => (bodyLength += chunk.length));
-        response.on("end", () =>
-          resolve({ status: response.statusCode!, headers: response.headers, bodyLength }),
-        );
-      });
-      request.on("error", reject);
-      request.end();
-    });
+    const { status, headers, body } = await request("HEAD");
     expect(status).toBe(200);
     expect(headers["content-type"]).toBe("text/html; charset=utf-8");
-    expect(bodyLength).toBe(0);
+    expect(body).toBe("");
   });
 });
 
@@ -209,10 +186,14 @@ describe("start-up configuration", () => {
   });
 
   /**
-   * The build in a folder of its own, whose node_modules links to the project's packages but holds
-   * a copy of `patch`'s package as an install without scripts leaves it: without the fix.
+   * Runs `run` in the build in a folder of its own, whose node_modules links to the project's
+   * packages but holds a copy of `patch`'s package as an install without scripts leaves it: without
+   * the fix.
    */
-  function layOutWithout(patch: (typeof patches)[number] | undefined) {
+  async function inLayoutWithout(
+    patch: (typeof patches)[number] | undefined,
+    run: (dir: string) => Promise<void>,
+  ) {
     const dir = mkdtempSync(path.join(os.tmpdir(), "app-"));
     const modules = path.join(projectRoot, "node_modules");
     mkdirSync(path.join(dir, "build"));
@@ -237,34 +218,32 @@ describe("start-up configuration", () => {
         text = text.replace(to, () => from);
       writeFileSync(copy, text);
     }
-    return dir;
+    try {
+      await run(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   it.each(patches.map((patch) => [patch.advisory, patch] as const))(
     "exits 1 with one line naming %s when the installed packages lack its fix",
     async (advisory, patch) => {
-      const dir = layOutWithout(patch);
-      try {
+      await inLayoutWithout(patch, async (dir) => {
         const { code, stdout, stderr } = await runServerUntilExit({}, { cwd: dir });
         expect(code).toBe(1);
         expect(stderr.trim().split("\n")).toHaveLength(1);
         expect(stderr).toContain(advisory);
         expect(stdout).not.toContain("listening");
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     },
   );
 
   it("starts from the same layout when every fix is there", async () => {
-    const dir = layOutWithout(undefined);
-    try {
+    await inLayoutWithout(undefined, async (dir) => {
       const laidOut = await startServer({}, { cwd: dir });
       expect((await fetch(laidOut.url)).status).toBe(200);
       expect(await laidOut.stop()).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("warns when SESSION_SECRET is unset and still starts", async () => {

@@ -7,9 +7,8 @@ import { TEST_SESSION_SECRET, startSuiteServer } from "../support/server";
 
 const server = startSuiteServer();
 
-function get(path: string, headers: Record<string, string> = {}) {
-  return fetch(`${server.url}${path}`, { headers, redirect: "manual" });
-}
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}${path}`, { headers, redirect: "manual" });
 
 /** Posts the language form as Chromium does without JavaScript. */
 function postLanguage(body: string, headers: Record<string, string> = {}) {

@@ -20,14 +20,24 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** /readyz of a server of its own, started with `env`. */
+async function askOwnServer(env: Record<string, string>) {
+  const own = await startServer(env);
+  try {
+    const response = await fetch(`${own.url}/readyz`);
+    return { status: response.status, body: (await response.json()) as unknown };
+  } finally {
+    await own.stop();
+  }
+}
+
 describe("/readyz", () => {
   it.each([200, 204, 401, 403, 404, 405])(
     "is ready when the upstream answers its health path with %i",
     async (status) => {
       upstream.handle((_req, res) => res.writeHead(status).end());
-      const response = await fetch(`${server.url}/readyz`, {
-        headers: { "x-request-id": "ready-1" },
-      });
+      const headers = { "x-request-id": "ready-1" };
+      const response = await fetch(`${server.url}/readyz`, { headers });
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(await response.json()).toEqual({ status: "ok", upstream: "ok" });
@@ -70,29 +80,16 @@ describe("/readyz", () => {
   });
 
   it("is not ready when the upstream refuses connections", async () => {
-    const refused = await startServer({
+    const { status, body } = await askOwnServer({
       API_BASE_URL: `http://127.0.0.1:${await getClosedPort()}`,
     });
-    try {
-      const response = await fetch(`${refused.url}/readyz`);
-      expect(response.status).toBe(503);
-      expect(await response.json()).toMatchObject({
-        status: "unavailable",
-        code: "UPSTREAM_UNAVAILABLE",
-      });
-    } finally {
-      await refused.stop();
-    }
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ status: "unavailable", code: "UPSTREAM_UNAVAILABLE" });
   });
 
   it("is ready, saying so, when no upstream is configured", async () => {
-    const standalone = await startServer();
-    try {
-      const response = await fetch(`${standalone.url}/readyz`);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ status: "ok", upstream: "not configured" });
-    } finally {
-      await standalone.stop();
-    }
+    const { status, body } = await askOwnServer({});
+    expect(status).toBe(200);
+    expect(body).toEqual({ status: "ok", upstream: "not configured" });
   });
 });

@@ -4,10 +4,16 @@ import { startDelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { startServer, type RunningServer } from "../support/server";
 
-const form = (theme: string) => new URLSearchParams({ theme, redirectTo: "/" }).toString();
-
-function cookieHeader(response: Response) {
-  return response.headers
+/** Sets a theme through `base`, and answers the cookies to send back. */
+async function setTheme(base: string, theme: string, headers: Record<string, string> = {}) {
+  const post = await fetch(`${base}/preferences/theme`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams({ theme, redirectTo: "/" }),
+  });
+  expect(post.status).toBe(303);
+  return post.headers
     .getSetCookie()
     .map((cookie) => cookie.split(";")[0])
     .join("; ");
@@ -29,15 +35,7 @@ describe("two instances with the same secret behind nginx", () => {
   });
 
   it("honours on one instance the theme and flash cookies set through the other", async () => {
-    const post = await fetch(`${first.url}/preferences/theme`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form("dark"),
-    });
-    expect(post.status).toBe(303);
-    const cookies = cookieHeader(post);
-
+    const cookies = await setTheme(first.url, "dark");
     const page = await fetch(`${second.url}/`, { headers: { cookie: cookies } });
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -46,18 +44,8 @@ describe("two instances with the same secret behind nginx", () => {
   });
 
   it("keeps the preference whichever instance nginx picks", async () => {
-    const post = await fetch(`${balancer.url}/preferences/theme`, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        origin: balancer.url,
-        "sec-fetch-site": "same-origin",
-      },
-      body: form("light"),
-    });
-    expect(post.status).toBe(303);
-    const cookies = cookieHeader(post);
+    const sameOrigin = { origin: balancer.url, "sec-fetch-site": "same-origin" };
+    const cookies = await setTheme(balancer.url, "light", sameOrigin);
     for (let i = 0; i < 6; i++) {
       const html = await (await fetch(`${balancer.url}/`, { headers: { cookie: cookies } })).text();
       expect(html).toContain('data-theme="light"');

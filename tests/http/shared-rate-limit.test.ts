@@ -13,7 +13,6 @@ import {
 // on loopback; a Redis that goes away never costs a request.
 
 const LIMIT = 4;
-const form = new URLSearchParams({ theme: "dark", redirectTo: "/" }).toString();
 
 async function postTheme(server: RunningServer) {
   const started = performance.now();
@@ -21,14 +20,27 @@ async function postTheme(server: RunningServer) {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: form,
+    body: "theme=dark&redirectTo=%2F",
   });
   await response.arrayBuffer();
   return { status: response.status, ms: performance.now() - started };
 }
 
-async function scrape(metricsPort: number) {
-  return (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+/** `count` writes, one after the other, to the instances in turn. */
+async function postInTurn(instances: RunningServer[], count: number) {
+  const writes = [];
+  for (let i = 0; i < count; i++) writes.push(await postTheme(instances[i % instances.length]!));
+  return writes;
+}
+
+/** Stops the servers and what they use, checking first that they logged no error. */
+async function stopChecked(servers: (RunningServer | undefined)[], ...others: (() => unknown)[]) {
+  try {
+    for (const server of servers) if (server) expectNoServerErrors(server, []);
+  } finally {
+    await Promise.all(servers.map((server) => server?.stop()));
+    await Promise.all(others.map((stop) => stop()));
+  }
 }
 
 const countWarnings = (server: RunningServer) =>
@@ -61,28 +73,18 @@ describe("two instances sharing one Redis", () => {
     );
   });
 
-  afterAll(async () => {
-    try {
-      for (const instance of instances ?? []) expectNoServerErrors(instance, []);
-    } finally {
-      await Promise.all((instances ?? []).map((instance) => instance.stop()));
-      await redis?.stop();
-    }
-  });
+  afterAll(() => stopChecked(instances ?? [], () => redis?.stop()));
 
   it("refuse together the write that crosses the shared limit, and not one before", async () => {
     for (const instance of instances) await untilCountingInRedis(instance);
-    // Nothing failed while they connected.
     for (const instance of instances) expect(countWarnings(instance)).toBe(0);
-    const statuses = [];
-    for (let i = 0; i < LIMIT + 2; i++) statuses.push((await postTheme(instances[i % 2]!)).status);
+    const writes = await postInTurn(instances, LIMIT + 2);
     // Counting apart, each would have let LIMIT through: 2 × LIMIT in all.
-    expect(statuses).toEqual([...Array(LIMIT).fill(303), 429, 429]);
+    expect(writes.map((write) => write.status)).toEqual([...Array(LIMIT).fill(303), 429, 429]);
   });
 
   it("answer every write while Redis is stopped, say so once each, count it, and share again when it is back", async () => {
-    const upTimes = [];
-    for (let i = 0; i < 6; i++) upTimes.push((await postTheme(instances[i % 2]!)).ms);
+    const upTimes = (await postInTurn(instances, 6)).map((write) => write.ms);
 
     // Four visitors keep writing through both instances while Redis is stopped under them, until
     // twenty more writes have been answered after it stopped.
@@ -101,8 +103,7 @@ describe("two instances sharing one Redis", () => {
     await Promise.all(visitors);
     expect(duringStop.filter((status) => status !== 303 && status !== 429)).toEqual([]);
 
-    const down = [];
-    for (let i = 0; i < 20; i++) down.push(await postTheme(instances[i % 2]!));
+    const down = await postInTurn(instances, 20);
     expect(down.map((write) => write.status)).toEqual(Array(20).fill(303));
     console.log(
       `a write took ${median(upTimes).toFixed(1)} ms (median) with Redis up, ` +
@@ -110,17 +111,16 @@ describe("two instances sharing one Redis", () => {
     );
     for (const instance of instances) await expect.poll(() => countWarnings(instance)).toBe(1);
     for (const port of instances.map((instance) => instance.metricsPort!)) {
-      const errors = Number(/^rate_limit_store_errors_total (\d+)/m.exec(await scrape(port))?.[1]);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const errors = Number(/^rate_limit_store_errors_total (\d+)/m.exec(metrics)?.[1]);
       expect(errors).toBeGreaterThan(0);
     }
 
     await redis.start();
     for (const instance of instances) await untilCountingInRedis(instance, 2);
     // Redis came back empty: the count starts again, shared again.
-    const afterReturn = [];
-    for (let i = 0; i < LIMIT + 1; i++)
-      afterReturn.push((await postTheme(instances[i % 2]!)).status);
-    expect(afterReturn).toEqual([...Array(LIMIT).fill(303), 429]);
+    const afterReturn = await postInTurn(instances, LIMIT + 1);
+    expect(afterReturn.map((write) => write.status)).toEqual([...Array(LIMIT).fill(303), 429]);
   });
 });
 
@@ -141,20 +141,18 @@ describe("an instance whose Redis stops answering", () => {
 
   afterAll(async () => {
     redis?.resume();
-    try {
-      expectNoServerErrors(server, []);
-    } finally {
-      await server?.stop();
-      await Promise.all([link?.close(), redis?.stop()]);
-    }
+    await stopChecked(
+      [server],
+      () => link?.close(),
+      () => redis?.stop(),
+    );
   });
 
   it("holds one write until the command's timeout, then lets writes through at once", async () => {
     expect((await postTheme(server)).status).toBe(303);
     const opened = link.connections();
     redis.pause();
-    const frozen = [];
-    for (let i = 0; i < 20; i++) frozen.push(await postTheme(server));
+    const frozen = await postInTurn([server], 20);
     // The connection that timed out was replaced, once: the next writes found the new one not
     // ready and went through at once, rather than each waiting out the timeout on the old one.
     expect(link.connections() - opened).toBe(1);
@@ -177,20 +175,12 @@ describe("an instance whose Redis is not there when it starts", () => {
     server = await startServer({ RATE_LIMIT_PER_MINUTE: "1", RATE_LIMIT_REDIS_URL: redis.url });
   });
 
-  afterAll(async () => {
-    try {
-      expectNoServerErrors(server, []);
-    } finally {
-      await server?.stop();
-      await redis?.stop();
-    }
-  });
+  afterAll(() => stopChecked([server], () => redis?.stop()));
 
   it("starts, is ready, lets writes through uncounted, and counts them once Redis comes", async () => {
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-    const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await postTheme(server)).status);
-    expect(statuses).toEqual([303, 303, 303]);
+    const writes = await postInTurn([server], 3);
+    expect(writes.map((write) => write.status)).toEqual([303, 303, 303]);
     await expect.poll(() => countWarnings(server)).toBe(1);
     await redis.start();
     await untilCountingInRedis(server);

@@ -11,14 +11,14 @@ function getHiddenRedirect(page: Document) {
   return page.querySelector<HTMLInputElement>('form.form input[name="redirectTo"]')?.value;
 }
 
-/** Posts a form exactly as Chromium does without JavaScript: urlencoded, same-origin headers. */
-function postForm(base: string, path: string, body: string) {
-  return fetch(`${base}${path}`, {
+/** Posts the theme form exactly as Chromium does without JavaScript: same-origin headers. */
+function postTheme(body: string) {
+  return fetch(`${server.url}/preferences/theme`, {
     method: "POST",
     redirect: "manual",
     headers: {
       "Content-Type": "application/x-www-form-urlencoded",
-      Origin: base,
+      Origin: server.url,
       "Sec-Fetch-Site": "same-origin",
       "Sec-Fetch-Mode": "navigate",
     },
@@ -26,7 +26,6 @@ function postForm(base: string, path: string, body: string) {
   });
 }
 
-/** The `name=value` pairs of a response's Set-Cookie headers, for sending back. */
 function getCookiePairs(response: Response) {
   return response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!);
 }
@@ -41,11 +40,7 @@ function getPage(path: string, cookie: string) {
 
 describe("POST /preferences/theme", () => {
   it("stores the theme, sets a flash message and answers 303 to redirectTo", async () => {
-    const response = await postForm(
-      server.url,
-      "/preferences/theme",
-      "theme=dark&redirectTo=%2Fsome%2Fpage%3Fa%3D1",
-    );
+    const response = await postTheme("theme=dark&redirectTo=%2Fsome%2Fpage%3Fa%3D1");
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/some/page?a=1");
     const theme = getSetCookie(response, "theme");
@@ -62,13 +57,13 @@ describe("POST /preferences/theme", () => {
     ["protocol-relative", "theme=light&redirectTo=%2F%2Fevil.example"],
     ["backslashed", "theme=light&redirectTo=%2F%5Cevil.example"],
   ])("redirects home when redirectTo is %s", async (_name, body) => {
-    const response = await postForm(server.url, "/preferences/theme", body);
+    const response = await postTheme(body);
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/");
   });
 
   it("shows the new theme and the flash message once on the next pages", async () => {
-    const post = await postForm(server.url, "/preferences/theme", "theme=light&redirectTo=%2F");
+    const post = await postTheme("theme=light&redirectTo=%2F");
     const cookies = getCookiePairs(post);
 
     const first = await getPage("/", cookies.join("; "));
@@ -96,7 +91,7 @@ describe("POST /preferences/theme", () => {
     ["a missing theme", "redirectTo=%2F"],
     ["an empty theme", "theme=&redirectTo=%2F"],
   ])("answers %s with a 400 page showing the form and the error", async (_name, body) => {
-    const response = await postForm(server.url, "/preferences/theme", body);
+    const response = await postTheme(body);
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(response.headers.get("cache-control")).toBe("private, no-cache");
@@ -124,11 +119,7 @@ describe("POST /preferences/theme", () => {
   });
 
   it("keeps the visitor's redirectTo in the re-rendered form", async () => {
-    const response = await postForm(
-      server.url,
-      "/preferences/theme",
-      "theme=purple&redirectTo=%2Fback%3Fq%3D1",
-    );
+    const response = await postTheme("theme=purple&redirectTo=%2Fback%3Fq%3D1");
     expect(response.status).toBe(400);
     expect(getHiddenRedirect(parseHtml(await response.text()))).toBe("/back?q=1");
   });
@@ -156,7 +147,7 @@ describe("the theme cookie", () => {
   });
 
   it("is ignored when its signature does not match", async () => {
-    const post = await postForm(server.url, "/preferences/theme", "theme=dark&redirectTo=%2F");
+    const post = await postTheme("theme=dark&redirectTo=%2F");
     const signed = getCookiePairs(post).find((cookie) => cookie.startsWith("theme="))!;
     expect(await getThemeAttribute(signed)).toBe("dark");
     const [value, signature] = signed.slice("theme=".length).split(".");
@@ -173,15 +164,12 @@ describe("the theme cookie", () => {
 });
 
 describe("caching", () => {
-  it("marks single-fetch data private too", async () => {
-    const response = await fetch(`${server.url}/_root.data`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get("cache-control")).toBe("private, no-cache");
-  });
-
-  it("marks the 404 page private", async () => {
-    const response = await fetch(`${server.url}/no/such/page`);
-    expect(response.status).toBe(404);
+  it.each([
+    ["marks single-fetch data private too", "/_root.data", 200],
+    ["marks the 404 page private", "/no/such/page", 404],
+  ])("%s", async (_name, path, status) => {
+    const response = await fetch(`${server.url}${path}`);
+    expect(response.status).toBe(status);
     expect(response.headers.get("cache-control")).toBe("private, no-cache");
   });
 });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getLogLines, startSuiteServer, type RunningServer } from "../support/server";
 import { getClosedPort, sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
@@ -12,6 +12,7 @@ const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID = "00f067aa0ba902b7";
 const TRACEPARENT = `00-${TRACE_ID}-${PARENT_ID}-01`;
 const TRACESTATE = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
+const PROXIED = { traceparent: TRACEPARENT, tracestate: TRACESTATE };
 const VALID = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 let api: Upstream;
@@ -28,13 +29,8 @@ function readSentTrace(index = 0) {
   const header = api.received[index]?.headers.traceparent;
   const match = VALID.exec(String(header));
   if (!match) throw new Error(`the API got no valid traceparent: ${header}`);
-  const [, traceId, spanId, flags] = match;
-  return {
-    traceId: traceId!,
-    spanId: spanId!,
-    flags: flags!,
-    state: api.received[index]!.headers.tracestate,
-  };
+  const [, traceId = "", spanId = "", flags = ""] = match;
+  return { traceId, spanId, flags, state: api.received[index]!.headers.tracestate };
 }
 
 /** The request's log lines, once `count` of them are out: a line is written as its answer ends. */
@@ -64,11 +60,7 @@ describe("behind a trusted proxy", () => {
 
   it("continues the proxy's trace: the call is a child in it, with the proxy's tracestate", async () => {
     answerThing();
-    await visit(server, "/call/1", {
-      traceparent: TRACEPARENT,
-      tracestate: TRACESTATE,
-      "x-request-id": "t-1",
-    });
+    await visit(server, "/call/1", { ...PROXIED, "x-request-id": "t-1" });
     const sent = readSentTrace();
     expect(sent.traceId).toBe(TRACE_ID);
     expect(sent.spanId).not.toBe(PARENT_ID);
@@ -81,10 +73,8 @@ describe("behind a trusted proxy", () => {
 
   it("puts the trace id on every log line of the request, a failed call's too", async () => {
     api.handle((_req, res) => res.writeHead(503).end());
-    const response = await visit(server, "/call/1", {
-      traceparent: TRACEPARENT,
-      "x-request-id": "t-2",
-    });
+    const headers = { traceparent: TRACEPARENT, "x-request-id": "t-2" };
+    const response = await visit(server, "/call/1", headers);
     expect(response.status).toBe(503);
     const lines = await readLogLines(server, "t-2", 2);
     expect(lines.map((line) => line.msg)).toEqual([
@@ -107,7 +97,7 @@ describe("behind a trusted proxy", () => {
     "starts a new trace for a traceparent with %s, dropping its tracestate",
     async (_case, traceparent) => {
       answerThing();
-      await visit(server, "/call/1", { traceparent, tracestate: TRACESTATE });
+      await visit(server, "/call/1", { ...PROXIED, traceparent });
       const sent = readSentTrace();
       expect(sent.traceId).not.toBe(TRACE_ID);
       expect(sent.state).toBeUndefined();
@@ -146,11 +136,7 @@ describe("with no trusted proxy", () => {
 
   it("starts its own trace: a visitor's traceparent and tracestate go no further", async () => {
     answerThing();
-    await visit(server, "/call/1", {
-      traceparent: TRACEPARENT,
-      tracestate: TRACESTATE,
-      "x-request-id": "u-1",
-    });
+    await visit(server, "/call/1", { ...PROXIED, "x-request-id": "u-1" });
     const sent = readSentTrace();
     expect(sent.traceId).not.toBe(TRACE_ID);
     expect(sent.state).toBeUndefined();
@@ -199,10 +185,12 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     }),
     { cwd: referenceAppBuild },
   );
-
-  it("exports the request's span and the call's, under the ids the call carried", async () => {
+  beforeEach(() => {
     answerThing();
     collector.handle((_req, res) => sendJson(res, 200, {}));
+  });
+
+  it("exports the request's span and the call's, under the ids the call carried", async () => {
     await visit(server, "/call/1", { traceparent: TRACEPARENT });
     const sent = readSentTrace();
     const { exports, spans } = await collectSpans(2);
@@ -223,8 +211,6 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
   });
 
   it("records a new trace from its root, and sends it on as recorded", async () => {
-    answerThing();
-    collector.handle((_req, res) => sendJson(res, 200, {}));
     await visit(server, "/call/1");
     const sent = readSentTrace();
     expect(sent.flags).toBe("01");
@@ -235,8 +221,6 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
   });
 
   it("records nothing of a trace the proxy does not record, yet carries it on", async () => {
-    answerThing();
-    collector.handle((_req, res) => sendJson(res, 200, {}));
     await visit(server, "/call/1", { traceparent: TRACEPARENT.replace(/01$/, "00") });
     expect(readSentTrace()).toMatchObject({ traceId: TRACE_ID, flags: "00" });
     await visit(server, "/healthz", { traceparent: TRACEPARENT });
