@@ -18,6 +18,12 @@ const received: string[] = [];
 let held: Promise<void> | null = null;
 let refuseRename: FormRefusal | null = null;
 
+/** Notes what an action received, then goes back to the page. */
+function record(line: string) {
+  received.push(line);
+  return { redirectTo: "/" };
+}
+
 /** Holds the next posts in their action until the returned function is called. */
 function holdPosts() {
   let release!: () => void;
@@ -90,18 +96,14 @@ const renderPage = () =>
       submitIntent(request, {
         note: {
           schema: NoteFormSchema,
-          async submit({ text }) {
-            received.push(`note: ${text}`);
-            return { redirectTo: "/" };
-          },
+          submit: async ({ text }) => record(`note: ${text}`),
         },
         rename: {
           schema: RenameFormSchema,
           async submit({ text }) {
             await held;
             if (refuseRename) throw refuseRename;
-            received.push(`rename: ${text}`);
-            return { redirectTo: "/" };
+            return record(`rename: ${text}`);
           },
         },
       }),
@@ -190,8 +192,7 @@ describe("one form with two buttons", () => {
     const user = renderRoute(ArticleForm, ({ request }) =>
       submitForm(request, ArticleFormSchema, async ({ title, intent }) => {
         await held;
-        received.push(`${intent}: ${title}`);
-        return { redirectTo: "/" };
+        return record(`${intent}: ${title}`);
       }),
     );
     await user.click(await screen.findByRole("button", { name: "Save and publish" }));
@@ -274,16 +275,12 @@ const renderRows = () =>
           async submit({ id, quantity }) {
             await held;
             if (quantity > 100) throw new FormRefusal(422, { quantity: ["Too many."] });
-            received.push(`update ${id}: ${quantity}`);
-            return { redirectTo: "/" };
+            return record(`update ${id}: ${quantity}`);
           },
         },
         remove: {
           schema: RemoveFormSchema,
-          async submit({ id }) {
-            received.push(`remove ${id}`);
-            return { redirectTo: "/" };
-          },
+          submit: async ({ id }) => record(`remove ${id}`),
         },
       }),
   );
@@ -381,10 +378,7 @@ describe("one form whose buttons name a row", () => {
         },
         place: {
           schema: NoteSchema,
-          async submit({ note }) {
-            received.push(`placed: ${note}`);
-            return { redirectTo: "/" };
-          },
+          submit: async ({ note }) => record(`placed: ${note}`),
         },
       }),
     );
