@@ -73,6 +73,7 @@ const textbox = (name: string) => screen.getByRole("textbox", { name });
 const findTextbox = (name: string) => screen.findByRole("textbox", { name });
 const size = () => screen.getByRole("combobox", { name: "Size" });
 const radio = (name: string) => screen.getByRole("radio", { name });
+const textOf = (id: string) => document.getElementById(id)?.textContent;
 type User = ReturnType<typeof userEvent.setup>;
 const send = (user: User) => user.click(screen.getByRole("button", { name: "Send" }));
 
@@ -94,9 +95,7 @@ describe("the form toolkit", () => {
     const name = await findTextbox("Name");
     expect(name).toHaveProperty("name", "name");
     expect(name.getAttribute("aria-describedby")).toBe("fixture-name-description");
-    expect(document.getElementById("fixture-name-description")?.textContent).toBe(
-      "As you want it shown.",
-    );
+    expect(textOf("fixture-name-description")).toBe("As you want it shown.");
     expect(name.hasAttribute("aria-invalid")).toBe(false);
     expect(size()).toBeTruthy();
     expect(
@@ -138,10 +137,8 @@ describe("the form toolkit", () => {
     expect(name.getAttribute("aria-describedby")).toBe(
       "fixture-name-description fixture-name-error",
     );
-    expect(document.getElementById("fixture-name-error")?.textContent).toBe("Enter a name.");
-    expect(document.getElementById(size().getAttribute("aria-describedby")!)?.textContent).toBe(
-      "Choose a size.",
-    );
+    expect(textOf("fixture-name-error")).toBe("Enter a name.");
+    expect(textOf(size().getAttribute("aria-describedby")!)).toBe("Choose a size.");
     for (const radio of screen.getAllByRole("radio")) {
       expect(radio.getAttribute("aria-invalid")).toBe("true");
       expect(radio.getAttribute("aria-describedby")).toBe("fixture-colour-error");
@@ -236,7 +233,7 @@ describe("the form toolkit", () => {
       "Unknown reference.",
     ]);
     expect(texts("link")).toEqual(["That name is taken."]);
-    expect(document.getElementById("fixture-name-error")?.textContent).toBe("That name is taken.");
+    expect(textOf("fixture-name-error")).toBe("That name is taken.");
     expect(textbox("Name")).toHaveProperty("value", "Taken");
     expect(size()).toHaveProperty("value", "small");
   });
