@@ -51,19 +51,21 @@ afterEach(() => {
   refuseRename = null;
 });
 
-type OneFieldProps = Record<"intent" | "label" | "button" | "pendingLabel", string> & {
-  schema: typeof NoteFormSchema;
+const ONE_FIELD_FORMS = {
+  note: { schema: NoteFormSchema, label: "Note", button: "Add note", pending: "Adding…" },
+  rename: { schema: RenameFormSchema, label: "Name", button: "Rename", pending: "Renaming…" },
 };
 
 /** A form of one text field posting `intent`, in a region named after its field. */
-function OneFieldForm({ intent, schema, label, button, pendingLabel }: OneFieldProps) {
+function OneFieldForm({ intent }: { intent: keyof typeof ONE_FIELD_FORMS }) {
+  const { schema, label, button, pending } = ONE_FIELD_FORMS[intent];
   const [form, fields] = useValidatedForm({ id: intent, schema: { [intent]: schema } });
   return (
     <section aria-label={`${label} form`}>
       <ErrorSummary form={form} fields={[fields.text]} />
       <ValidatedForm form={form}>
         <TextField meta={fields.text} label={label} />
-        <SubmitButton intent={intent} pendingLabel={pendingLabel}>
+        <SubmitButton intent={intent} pendingLabel={pending}>
           {button}
         </SubmitButton>
       </ValidatedForm>
@@ -76,20 +78,8 @@ const renderPage = () =>
     () => (
       <>
         <PageMessage />
-        <OneFieldForm
-          intent="note"
-          schema={NoteFormSchema}
-          label="Note"
-          button="Add note"
-          pendingLabel="Adding…"
-        />
-        <OneFieldForm
-          intent="rename"
-          schema={RenameFormSchema}
-          label="Name"
-          button="Rename"
-          pendingLabel="Renaming…"
-        />
+        <OneFieldForm intent="note" />
+        <OneFieldForm intent="rename" />
       </>
     ),
     ({ request }) =>
