@@ -8,6 +8,8 @@ const signIn = {
   SESSION_SECRET: "a-session-secret-of-at-least-32-characters",
 };
 
+const invalid = (detail: string) => `Invalid environment variable ${detail}`;
+
 describe("sign-in settings", () => {
   it("are off unless the issuer and the client id are set", () => {
     expect(parseConfig({}).signIn).toBeNull();
@@ -47,28 +49,16 @@ describe("sign-in settings", () => {
   });
 
   it.each([
-    [
-      { OIDC_ISSUER: signIn.OIDC_ISSUER },
-      "Invalid environment variable OIDC_CLIENT_ID: required with OIDC_ISSUER",
-    ],
-    [
-      { OIDC_CLIENT_ID: "web" },
-      "Invalid environment variable OIDC_ISSUER: required with OIDC_CLIENT_ID",
-    ],
-    [{ ...signIn, ORIGIN: undefined }, "Invalid environment variable ORIGIN: required for sign-in"],
-    [
-      { ...signIn, SESSION_SECRET: undefined },
-      "Invalid environment variable SESSION_SECRET: required for sign-in",
-    ],
+    [{ OIDC_ISSUER: signIn.OIDC_ISSUER }, invalid("OIDC_CLIENT_ID: required with OIDC_ISSUER")],
+    [{ OIDC_CLIENT_ID: "web" }, invalid("OIDC_ISSUER: required with OIDC_CLIENT_ID")],
+    [{ ...signIn, ORIGIN: undefined }, invalid("ORIGIN: required for sign-in")],
+    [{ ...signIn, SESSION_SECRET: undefined }, invalid("SESSION_SECRET: required for sign-in")],
     [
       { ...signIn, OIDC_ISSUER: "http://login.example.com" },
-      "Invalid environment variable OIDC_ISSUER: must be an https URL",
+      invalid("OIDC_ISSUER: must be an https URL"),
     ],
-    [
-      { ...signIn, OIDC_SCOPES: "profile email" },
-      "Invalid environment variable OIDC_SCOPES: must include openid",
-    ],
-    [{ ...signIn, OIDC_ROLES_CLAIM: "a..b" }, "Invalid environment variable OIDC_ROLES_CLAIM"],
+    [{ ...signIn, OIDC_SCOPES: "profile email" }, invalid("OIDC_SCOPES: must include openid")],
+    [{ ...signIn, OIDC_ROLES_CLAIM: "a..b" }, invalid("OIDC_ROLES_CLAIM")],
     [
       { ...signIn, SESSION_IDLE_SECONDS: "7200", SESSION_MAX_SECONDS: "3600" },
       "SESSION_IDLE_SECONDS: must not exceed",

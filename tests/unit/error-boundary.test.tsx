@@ -18,18 +18,16 @@ function renderThrown(
   ErrorBoundary = () => <GeneralErrorBoundary />,
   path = "/",
 ) {
+  const loader = () => {
+    throw thrown();
+  };
   const RemixStub = createShellStub([
-    {
-      path: "/:id?",
-      Component: () => null,
-      ErrorBoundary,
-      loader: () => {
-        throw thrown();
-      },
-    },
+    { path: "/:id?", Component: () => null, ErrorBoundary, loader },
   ]);
   render(<RemixStub initialEntries={[path]} />);
 }
+
+const findTitle = (name: string) => screen.findByRole("heading", { level: 1, name });
 
 describe("GeneralErrorBoundary", () => {
   it.each(Object.keys(errorCatalogue) as ErrorCode[])(
@@ -37,7 +35,7 @@ describe("GeneralErrorBoundary", () => {
     async (code) => {
       const { status, title, message } = getEnglishError(code);
       renderThrown(() => createErrorResponse(code));
-      expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
+      expect(await findTitle(title)).toBeTruthy();
       expect(screen.getByText(message)).toBeTruthy();
       expect(screen.getByText(`Error ${status}`)).toBeTruthy();
       expect(screen.getByRole("link", { name: "Go to the home page" }).getAttribute("href")).toBe(
@@ -48,21 +46,15 @@ describe("GeneralErrorBoundary", () => {
 
   it("falls back to the entry for the status when no code is given", async () => {
     renderThrown(() => new Response("gone", { status: 404 }));
-    expect(
-      await screen.findByRole("heading", {
-        level: 1,
-        name: getEnglishError(getErrorForStatus(404).code).title,
-      }),
-    ).toBeTruthy();
+    expect(await findTitle(getEnglishError(getErrorForStatus(404).code).title)).toBeTruthy();
   });
 
   it("shows the generic entry, not the error's own message, for an unexpected error", async () => {
     renderThrown(() => new Error("secret internals"));
-    expect(
-      await screen.findByRole("heading", { level: 1, name: getEnglishError("INTERNAL").title }),
-    ).toBeTruthy();
+    expect(await findTitle(getEnglishError("INTERNAL").title)).toBeTruthy();
     expect(screen.queryByText(/secret internals/)).toBeNull();
   });
+
   it("shows a route's own page for the statuses it handles, and the catalogue's for the others", async () => {
     const NotFoundHere = () => (
       <GeneralErrorBoundary
@@ -72,25 +64,16 @@ describe("GeneralErrorBoundary", () => {
       />
     );
     renderThrown(() => createErrorResponse("NOT_FOUND"), NotFoundHere, "/42");
-    expect(
-      await screen.findByRole("heading", { level: 1, name: "No thing with id 42" }),
-    ).toBeTruthy();
+    expect(await findTitle("No thing with id 42")).toBeTruthy();
     expect(screen.getByText("Error 404")).toBeTruthy();
     cleanup();
 
     renderThrown(() => createErrorResponse("UPSTREAM_TIMEOUT"), NotFoundHere, "/42");
-    expect(
-      await screen.findByRole("heading", {
-        level: 1,
-        name: getEnglishError("UPSTREAM_TIMEOUT").title,
-      }),
-    ).toBeTruthy();
+    expect(await findTitle(getEnglishError("UPSTREAM_TIMEOUT").title)).toBeTruthy();
     cleanup();
 
     renderThrown(() => new Error("secret internals"), NotFoundHere, "/42");
-    expect(
-      await screen.findByRole("heading", { level: 1, name: getEnglishError("INTERNAL").title }),
-    ).toBeTruthy();
+    expect(await findTitle(getEnglishError("INTERNAL").title)).toBeTruthy();
     expect(screen.queryByText(/secret internals/)).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
-import type { ActionFunctionArgs } from "@remix-run/node";
+import type { ActionFunction } from "@remix-run/node";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import type { ComponentType } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { ErrorSummary, PageMessage, useValidatedForm, ValidatedForm } from "~/forms";
@@ -9,56 +10,62 @@ import { SubmitButton, TextField } from "~/forms/fields";
 import { FormRefusal, submitForm, submitIntent } from "~/forms/index.server";
 import { createShellStub, getEnglishError } from "../support/shell";
 
-// A fixture page with two actions, each its own form; no product behaviour.
+// Fixture pages with several actions; no product behaviour.
 const NoteFormSchema = z.object({ text: z.string({ error: "Enter a note." }) });
 const RenameFormSchema = z.object({ text: z.string({ error: "Enter a name." }) });
 
 const received: string[] = [];
-let holdRename: Promise<void> | null = null;
+let held: Promise<void> | null = null;
 let refuseRename: FormRefusal | null = null;
 
-async function action({ request }: ActionFunctionArgs) {
-  return submitIntent(request, {
-    note: {
-      schema: NoteFormSchema,
-      async submit({ text }) {
-        received.push(`note: ${text}`);
-        return { redirectTo: "/" };
-      },
-    },
-    rename: {
-      schema: RenameFormSchema,
-      async submit({ text }) {
-        await holdRename;
-        if (refuseRename) throw refuseRename;
-        received.push(`rename: ${text}`);
-        return { redirectTo: "/" };
-      },
-    },
-  });
+/** Notes what an action received, then goes back to the page. */
+function record(line: string) {
+  received.push(line);
+  return { redirectTo: "/" };
 }
 
+/** Holds the next posts in their action until the returned function is called. */
+function holdPosts() {
+  let release!: () => void;
+  held = new Promise((resolve) => (release = resolve));
+  return () => release();
+}
+
+type User = ReturnType<typeof userEvent.setup>;
+
+function renderRoute(Component: ComponentType, action: ActionFunction) {
+  const RemixStub = createShellStub([{ path: "/", Component, action }]);
+  render(<RemixStub />);
+  return userEvent.setup();
+}
+
+const textbox = (name: string) => screen.getByRole("textbox", { name });
+const button = (name: string) => screen.getByRole("button", { name });
+const region = (name: string) => screen.getByRole("region", { name });
+const valueOf = (name: string) => (textbox(name) as HTMLInputElement).value;
+
+afterEach(() => {
+  cleanup();
+  received.length = 0;
+  held = null;
+  refuseRename = null;
+});
+
+const ONE_FIELD_FORMS = {
+  note: { schema: NoteFormSchema, label: "Note", button: "Add note", pending: "Adding…" },
+  rename: { schema: RenameFormSchema, label: "Name", button: "Rename", pending: "Renaming…" },
+};
+
 /** A form of one text field posting `intent`, in a region named after its field. */
-function OneFieldForm({
-  intent,
-  schema,
-  label,
-  button,
-  pendingLabel,
-}: {
-  intent: string;
-  schema: typeof NoteFormSchema;
-  label: string;
-  button: string;
-  pendingLabel: string;
-}) {
+function OneFieldForm({ intent }: { intent: keyof typeof ONE_FIELD_FORMS }) {
+  const { schema, label, button, pending } = ONE_FIELD_FORMS[intent];
   const [form, fields] = useValidatedForm({ id: intent, schema: { [intent]: schema } });
   return (
     <section aria-label={`${label} form`}>
       <ErrorSummary form={form} fields={[fields.text]} />
       <ValidatedForm form={form}>
         <TextField meta={fields.text} label={label} />
-        <SubmitButton intent={intent} pendingLabel={pendingLabel}>
+        <SubmitButton intent={intent} pendingLabel={pending}>
           {button}
         </SubmitButton>
       </ValidatedForm>
@@ -66,83 +73,68 @@ function OneFieldForm({
   );
 }
 
-function renderPage() {
-  const RemixStub = createShellStub([
-    {
-      path: "/",
-      Component: () => (
-        <>
-          <PageMessage />
-          <OneFieldForm
-            intent="note"
-            schema={NoteFormSchema}
-            label="Note"
-            button="Add note"
-            pendingLabel="Adding…"
-          />
-          <OneFieldForm
-            intent="rename"
-            schema={RenameFormSchema}
-            label="Name"
-            button="Rename"
-            pendingLabel="Renaming…"
-          />
-        </>
-      ),
-      action,
-    },
-  ]);
-  render(<RemixStub />);
-  return userEvent.setup();
-}
+const renderPage = () =>
+  renderRoute(
+    () => (
+      <>
+        <PageMessage />
+        <OneFieldForm intent="note" />
+        <OneFieldForm intent="rename" />
+      </>
+    ),
+    ({ request }) =>
+      submitIntent(request, {
+        note: {
+          schema: NoteFormSchema,
+          submit: async ({ text }) => record(`note: ${text}`),
+        },
+        rename: {
+          schema: RenameFormSchema,
+          async submit({ text }) {
+            await held;
+            if (refuseRename) throw refuseRename;
+            return record(`rename: ${text}`);
+          },
+        },
+      }),
+  );
 
-afterEach(() => {
-  cleanup();
-  received.length = 0;
-  holdRename = null;
-  refuseRename = null;
-});
+/** Types into both forms, then posts the rename. */
+async function typeBothAndRename(user: User) {
+  await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
+  await user.type(textbox("Name"), "Ada");
+  await user.click(button("Rename"));
+}
 
 describe("a page with two actions", () => {
   it("shows each form's errors on that form only", async () => {
     const user = renderPage();
     await user.click(await screen.findByRole("button", { name: "Add note" }));
-    const notes = screen.getByRole("region", { name: "Note form" });
-    expect(within(notes).getByRole("alert").textContent).toContain("Enter a note.");
-    expect(
-      within(screen.getByRole("region", { name: "Name form" })).queryByRole("alert"),
-    ).toBeNull();
+    expect(within(region("Note form")).getByRole("alert").textContent).toContain("Enter a note.");
+    expect(within(region("Name form")).queryByRole("alert")).toBeNull();
   });
 
   it("shows the API's answer on its form only, keeping what was typed in both", async () => {
     refuseRename = new FormRefusal(422, { text: ["Taken meanwhile."] });
-    const user = renderPage();
-    await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
-    await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
-    await user.click(screen.getByRole("button", { name: "Rename" }));
+    await typeBothAndRename(renderPage());
 
-    const rename = screen.getByRole("region", { name: "Name form" });
+    const rename = region("Name form");
     expect((await within(rename).findByRole("alert")).textContent).toContain("Taken meanwhile.");
-    expect(
-      within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert"),
-    ).toBeNull();
-    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
-    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
+    expect(within(region("Note form")).queryByRole("alert")).toBeNull();
+    expect(textbox("Note")).toHaveProperty("value", "Half a note");
+    expect(textbox("Name")).toHaveProperty("value", "Ada");
     expect(received).toEqual([]);
   });
 
   it("says pending on the button that posted only", async () => {
-    let release!: () => void;
-    holdRename = new Promise((resolve) => (release = resolve));
+    const release = holdPosts();
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Name" }), "Ada");
-    await user.click(screen.getByRole("button", { name: "Rename" }));
+    await user.click(button("Rename"));
 
     const pending = await screen.findByRole("button", { name: "Renaming…" });
     expect(pending.getAttribute("aria-disabled")).toBe("true");
-    expect(screen.getByRole("button", { name: "Add note" }).hasAttribute("aria-disabled")).toBe(
-      false,
-    );
+    expect(button("Add note").hasAttribute("aria-disabled")).toBe(false);
     release();
     expect(await screen.findByRole("button", { name: "Rename" })).toBeTruthy();
     expect(received).toEqual(["rename: Ada"]);
@@ -151,14 +143,12 @@ describe("a page with two actions", () => {
   it("empties the form whose post succeeded, and only that one", async () => {
     const user = renderPage();
     await user.type(await screen.findByRole("textbox", { name: "Name" }), "Not sent");
-    await user.type(screen.getByRole("textbox", { name: "Note" }), "  Sent  ");
-    await user.click(screen.getByRole("button", { name: "Add note" }));
+    await user.type(textbox("Note"), "  Sent  ");
+    await user.click(button("Add note"));
 
     await expect.poll(() => received).toEqual(["note: Sent"]);
-    await expect
-      .poll(() => (screen.getByRole("textbox", { name: "Note" }) as HTMLInputElement).value)
-      .toBe("");
-    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Not sent");
+    await expect.poll(() => valueOf("Note")).toBe("");
+    expect(textbox("Name")).toHaveProperty("value", "Not sent");
   });
 });
 
@@ -188,34 +178,23 @@ function ArticleForm() {
 
 describe("one form with two buttons", () => {
   it("posts the intent of the button used, pending on it alone, checking the fields", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const RemixStub = createShellStub([
-      {
-        path: "/",
-        Component: ArticleForm,
-        action: ({ request }: ActionFunctionArgs) =>
-          submitForm(request, ArticleFormSchema, async ({ title, intent }) => {
-            await held;
-            received.push(`${intent}: ${title}`);
-            return { redirectTo: "/" };
-          }),
-      },
-    ]);
-    render(<RemixStub />);
-    const user = userEvent.setup();
+    const release = holdPosts();
+    const user = renderRoute(ArticleForm, ({ request }) =>
+      submitForm(request, ArticleFormSchema, async ({ title, intent }) => {
+        await held;
+        return record(`${intent}: ${title}`);
+      }),
+    );
     await user.click(await screen.findByRole("button", { name: "Save and publish" }));
     expect((await screen.findByRole("alert")).textContent).toContain("Enter a title.");
 
-    await user.type(screen.getByRole("textbox", { name: "Title" }), "Pines");
-    await user.click(screen.getByRole("button", { name: "Save and publish" }));
+    await user.type(textbox("Title"), "Pines");
+    await user.click(button("Save and publish"));
     expect(await screen.findByRole("button", { name: "Publishing…" })).toBeTruthy();
-    expect(screen.getByRole("button", { name: "Save" }).hasAttribute("aria-disabled")).toBe(false);
+    expect(button("Save").hasAttribute("aria-disabled")).toBe(false);
     release();
     await expect.poll(() => received).toEqual(["publish: Pines"]);
-    await expect
-      .poll(() => (screen.getByRole("textbox", { name: "Title" }) as HTMLInputElement).value)
-      .toBe("");
+    await expect.poll(() => valueOf("Title")).toBe("");
   });
 });
 
@@ -227,23 +206,15 @@ describe("a refusal that names no field", () => {
     "%i shows on the form that posted; after a conflict the form shows the page's data",
     async (status, title, nameAfter) => {
       refuseRename = new FormRefusal(status, { "": ["Not now."] });
-      const user = renderPage();
-      await user.type(await screen.findByRole("textbox", { name: "Note" }), "Half a note");
-      await user.type(screen.getByRole("textbox", { name: "Name" }), "Ada");
-      await user.click(screen.getByRole("button", { name: "Rename" }));
+      await typeBothAndRename(renderPage());
 
-      const rename = screen.getByRole("region", { name: "Name form" });
-      const message = await within(rename).findByRole("alert");
+      const message = await within(region("Name form")).findByRole("alert");
       expect(within(message).getByRole("heading").textContent).toBe(title);
       expect(message.textContent).toContain("Not now.");
       expect(document.activeElement).toBe(message);
-      expect(
-        within(screen.getByRole("region", { name: "Note form" })).queryByRole("alert"),
-      ).toBeNull();
-      expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty("value", "Half a note");
-      await expect
-        .poll(() => (screen.getByRole("textbox", { name: "Name" }) as HTMLInputElement).value)
-        .toBe(nameAfter);
+      expect(within(region("Note form")).queryByRole("alert")).toBeNull();
+      expect(textbox("Note")).toHaveProperty("value", "Half a note");
+      await expect.poll(() => valueOf("Name")).toBe(nameAfter);
     },
   );
 });
@@ -278,81 +249,70 @@ function Row({ id }: { id: string }) {
   );
 }
 
-function renderRows() {
-  const RemixStub = createShellStub([
-    {
-      path: "/",
-      Component: () => (
-        <ul>
-          {["1", "2", "3"].map((id) => (
-            <Row key={id} id={id} />
-          ))}
-        </ul>
-      ),
-      action: ({ request }: ActionFunctionArgs) =>
-        submitIntent(request, {
-          update: {
-            schema: RowFormSchema,
-            async submit({ id, quantity }) {
-              await holdRename;
-              if (quantity > 100) throw new FormRefusal(422, { quantity: ["Too many."] });
-              received.push(`update ${id}: ${quantity}`);
-              return { redirectTo: "/" };
-            },
+const renderRows = () =>
+  renderRoute(
+    () => (
+      <ul>
+        {["1", "2", "3"].map((id) => (
+          <Row key={id} id={id} />
+        ))}
+      </ul>
+    ),
+    ({ request }) =>
+      submitIntent(request, {
+        update: {
+          schema: RowFormSchema,
+          async submit({ id, quantity }) {
+            await held;
+            if (quantity > 100) throw new FormRefusal(422, { quantity: ["Too many."] });
+            return record(`update ${id}: ${quantity}`);
           },
-          remove: {
-            schema: RemoveFormSchema,
-            async submit({ id }) {
-              received.push(`remove ${id}`);
-              return { redirectTo: "/" };
-            },
-          },
-        }),
-    },
-  ]);
-  render(<RemixStub />);
-  return userEvent.setup();
-}
+        },
+        remove: {
+          schema: RemoveFormSchema,
+          submit: async ({ id }) => record(`remove ${id}`),
+        },
+      }),
+  );
 
 const row = (id: string) => screen.getByRole("listitem", { name: `Row ${id}` });
+
+/** Replaces the quantity of `line` with `text`, then clicks `buttonName`. */
+async function retype(user: User, line: string, text: string, buttonName: string) {
+  await user.clear(await screen.findByRole("textbox", { name: `Quantity ${line}` }));
+  await user.type(textbox(`Quantity ${line}`), text);
+  await user.click(button(buttonName));
+}
 
 describe("a form on every row", () => {
   it("shows the browser's and the action's errors on the row that posted, only there", async () => {
     const user = renderRows();
-    await user.clear(await screen.findByRole("textbox", { name: "Quantity 2" }));
-    await user.type(screen.getByRole("textbox", { name: "Quantity 2" }), "lots");
-    await user.click(screen.getByRole("button", { name: "Update 2" }));
+    await retype(user, "2", "lots", "Update 2");
     expect((await within(row("2")).findByRole("alert")).textContent).toContain(
       "Enter a whole number.",
     );
     expect(screen.getAllByRole("alert")).toHaveLength(1);
 
-    await user.clear(screen.getByRole("textbox", { name: "Quantity 3" }));
-    await user.type(screen.getByRole("textbox", { name: "Quantity 3" }), "500");
-    await user.click(screen.getByRole("button", { name: "Update 3" }));
+    await retype(user, "3", "500", "Update 3");
     expect((await within(row("3")).findByRole("alert")).textContent).toContain("Too many.");
     expect(within(row("1")).queryByRole("alert")).toBeNull();
-    expect(screen.getByRole("textbox", { name: "Quantity 3" })).toHaveProperty("value", "500");
+    expect(textbox("Quantity 3")).toHaveProperty("value", "500");
     expect(received).toEqual([]);
   });
 
   it("checks only the fields of the button's intent: a row goes, any quantity typed", async () => {
-    const user = renderRows();
-    await user.clear(await screen.findByRole("textbox", { name: "Quantity 1" }));
-    await user.type(screen.getByRole("textbox", { name: "Quantity 1" }), "lots");
-    await user.click(screen.getByRole("button", { name: "Remove 1" }));
+    await retype(renderRows(), "1", "lots", "Remove 1");
     await expect.poll(() => received).toEqual(["remove 1"]);
     expect(screen.queryAllByRole("alert")).toEqual([]);
   });
 
   it("says pending on the button that posted only, not on other rows' same buttons", async () => {
-    let release!: () => void;
-    holdRename = new Promise((resolve) => (release = resolve));
+    const release = holdPosts();
     const user = renderRows();
     await user.click(await screen.findByRole("button", { name: "Update 2" }));
     expect(await within(row("2")).findByRole("button", { name: "Updating…" })).toBeTruthy();
     for (const other of ["Update 1", "Update 3", "Remove 2"]) {
-      expect(screen.getByRole("button", { name: other }).hasAttribute("aria-disabled")).toBe(false);
+      expect(button(other).hasAttribute("aria-disabled")).toBe(false);
     }
     release();
     await expect.poll(() => received).toEqual(["update 2: 20"]);
@@ -395,64 +355,40 @@ function OrderPage() {
   );
 }
 
-function renderOrder() {
-  const RemixStub = createShellStub([
-    {
-      path: "/",
-      Component: OrderPage,
-      action: ({ request }: ActionFunctionArgs) =>
-        submitIntent(request, {
-          update: {
-            schema: LineSchema,
-            async submit({ quantity }, line) {
-              received.push(`line ${line}: ${quantity}`);
-              return { message: `Line ${line} updated.` };
-            },
-          },
-          place: {
-            schema: NoteSchema,
-            async submit({ note }) {
-              received.push(`placed: ${note}`);
-              return { redirectTo: "/" };
-            },
-          },
-        }),
-    },
-  ]);
-  render(<RemixStub />);
-  return userEvent.setup();
-}
-
 describe("one form whose buttons name a row", () => {
   it("checks the row of the button used, and keeps what was typed elsewhere", async () => {
-    const user = renderOrder();
-    const [first, second] = await Promise.all(
-      [1, 2].map((line) => screen.findByRole("textbox", { name: `Quantity ${line}` })),
+    const user = renderRoute(OrderPage, ({ request }) =>
+      submitIntent(request, {
+        update: {
+          schema: LineSchema,
+          async submit({ quantity }, line) {
+            received.push(`line ${line}: ${quantity}`);
+            return { message: `Line ${line} updated.` };
+          },
+        },
+        place: {
+          schema: NoteSchema,
+          submit: async ({ note }) => record(`placed: ${note}`),
+        },
+      }),
     );
-    await user.clear(first!);
-    await user.type(first!, "half typed");
-    await user.type(screen.getByRole("textbox", { name: "Note" }), "Leave at the door");
-    await user.clear(second!);
-    await user.type(second!, "x");
-    await user.click(screen.getByRole("button", { name: "Update 2" }));
+    const first = await screen.findByRole("textbox", { name: "Quantity 1" });
+    await user.clear(first);
+    await user.type(first, "half typed");
+    await user.type(textbox("Note"), "Leave at the door");
+    await retype(user, "2", "x", "Update 2");
 
     const summary = await screen.findByRole("alert");
-    expect(
-      within(summary)
-        .getAllByRole("link")
-        .map((link) => link.getAttribute("href")),
-    ).toEqual(["#order-2.quantity"]);
-    await user.clear(second!);
-    await user.type(second!, "25");
-    await user.click(screen.getByRole("button", { name: "Update 2" }));
+    const hrefs = within(summary)
+      .getAllByRole("link")
+      .map((link) => link.getAttribute("href"));
+    expect(hrefs).toEqual(["#order-2.quantity"]);
+    await retype(user, "2", "25", "Update 2");
 
     expect((await screen.findByRole("status")).textContent).toBe("Line 2 updated.");
     expect(received).toEqual(["line 2: 25"]);
     expect(first).toHaveProperty("value", "half typed");
-    expect(screen.getByRole("textbox", { name: "Note" })).toHaveProperty(
-      "value",
-      "Leave at the door",
-    );
+    expect(textbox("Note")).toHaveProperty("value", "Leave at the door");
     expect(screen.queryByRole("alert")).toBeNull();
   });
 });

@@ -5,10 +5,10 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { ErrorSummary, useValidatedForm, ValidatedForm } from "~/forms";
-import { createShellStub } from "../support/shell";
 import { CheckboxField, RadioGroupField, SelectField } from "~/forms/fields";
 import { TextareaField, TextField } from "~/forms/fields";
 import { FormRefusal, submitForm } from "~/forms/index.server";
+import { createShellStub } from "../support/shell";
 
 // A fixture form with one field of each kind; no product behaviour.
 const FixtureFormSchema = z.object({
@@ -21,15 +21,11 @@ const FixtureFormSchema = z.object({
 });
 
 type FixtureValues = z.output<typeof FixtureFormSchema>;
+const TOO_LONG = "a name that is far too long";
 
-const SIZES = [
-  { value: "small", label: "Small" },
-  { value: "large", label: "Large" },
-];
-const COLOURS = [
-  { value: "red", label: "Red" },
-  { value: "blue", label: "Blue" },
-];
+const options = (...labels: string[]) =>
+  labels.map((label) => ({ value: label.toLowerCase(), label }));
+const [SIZES, COLOURS] = [options("Small", "Large"), options("Red", "Blue")];
 
 const submitted: FixtureValues[] = [];
 /** What the fixture's "API" answers to the next valid submission, if anything. */
@@ -73,10 +69,18 @@ function renderForm(defaultValue?: Partial<FixtureValues>) {
   return userEvent.setup();
 }
 
-async function fillValidForm(user: ReturnType<typeof userEvent.setup>, name = "Ada") {
-  await user.type(await screen.findByRole("textbox", { name: "Name" }), name);
-  await user.selectOptions(screen.getByRole("combobox", { name: "Size" }), "small");
-  await user.click(screen.getByRole("radio", { name: "Red" }));
+const textbox = (name: string) => screen.getByRole("textbox", { name });
+const findTextbox = (name: string) => screen.findByRole("textbox", { name });
+const size = () => screen.getByRole("combobox", { name: "Size" });
+const radio = (name: string) => screen.getByRole("radio", { name });
+const textOf = (id: string) => document.getElementById(id)?.textContent;
+type User = ReturnType<typeof userEvent.setup>;
+const send = (user: User) => user.click(screen.getByRole("button", { name: "Send" }));
+
+async function fillValidForm(user: User, name = "Ada") {
+  await user.type(await findTextbox("Name"), name);
+  await user.selectOptions(size(), "small");
+  await user.click(radio("Red"));
 }
 
 afterEach(() => {
@@ -88,30 +92,25 @@ afterEach(() => {
 describe("the form toolkit", () => {
   it("labels every field and links hints before anything is wrong", async () => {
     renderForm();
-    const name = await screen.findByRole("textbox", { name: "Name" });
+    const name = await findTextbox("Name");
     expect(name).toHaveProperty("name", "name");
     expect(name.getAttribute("aria-describedby")).toBe("fixture-name-description");
-    expect(document.getElementById("fixture-name-description")?.textContent).toBe(
-      "As you want it shown.",
-    );
+    expect(textOf("fixture-name-description")).toBe("As you want it shown.");
     expect(name.hasAttribute("aria-invalid")).toBe(false);
-    expect(screen.getByRole("combobox", { name: "Size" })).toBeTruthy();
+    expect(size()).toBeTruthy();
     expect(
       within(screen.getByRole("group", { name: "Colour" })).getAllByRole("radio"),
     ).toHaveLength(2);
     expect(screen.getByRole("checkbox", { name: "Urgent" })).toBeTruthy();
-    expect(screen.getByRole("textbox", { name: "Notes" }).tagName).toBe("TEXTAREA");
+    expect(textbox("Notes").tagName).toBe("TEXTAREA");
     expect(screen.queryByRole("alert")).toBeNull();
   });
 
   it("checks nothing while the visitor fills the form in, so nothing moves before the click", async () => {
     const user = renderForm();
-    await user.type(
-      await screen.findByRole("textbox", { name: "Name" }),
-      "a name that is far too long",
-    );
+    await user.type(await findTextbox("Name"), TOO_LONG);
     await user.tab();
-    await user.type(screen.getByRole("textbox", { name: "Count" }), "many");
+    await user.type(textbox("Count"), "many");
     await user.tab();
     expect(screen.queryByRole("alert")).toBeNull();
     expect(document.querySelectorAll("[aria-invalid]")).toHaveLength(0);
@@ -119,8 +118,8 @@ describe("the form toolkit", () => {
 
   it("after a submit attempt, shows each error beside its field and moves focus to the summary", async () => {
     const user = renderForm();
-    await user.type(await screen.findByRole("textbox", { name: "Count" }), "1.5");
-    await user.click(screen.getByRole("button", { name: "Send" }));
+    await user.type(await findTextbox("Count"), "1.5");
+    await send(user);
 
     const summary = await screen.findByRole("alert");
     expect(document.activeElement).toBe(summary);
@@ -133,35 +132,32 @@ describe("the form toolkit", () => {
       ["Enter a whole number.", "#fixture-count"],
     ]);
 
-    const name = screen.getByRole("textbox", { name: "Name" });
+    const name = textbox("Name");
     expect(name.getAttribute("aria-invalid")).toBe("true");
     expect(name.getAttribute("aria-describedby")).toBe(
       "fixture-name-description fixture-name-error",
     );
-    expect(document.getElementById("fixture-name-error")?.textContent).toBe("Enter a name.");
-    const size = screen.getByRole("combobox", { name: "Size" });
-    expect(document.getElementById(size.getAttribute("aria-describedby")!)?.textContent).toBe(
-      "Choose a size.",
-    );
+    expect(textOf("fixture-name-error")).toBe("Enter a name.");
+    expect(textOf(size().getAttribute("aria-describedby")!)).toBe("Choose a size.");
     for (const radio of screen.getAllByRole("radio")) {
       expect(radio.getAttribute("aria-invalid")).toBe("true");
       expect(radio.getAttribute("aria-describedby")).toBe("fixture-colour-error");
     }
     // The summary's link to the radio group leads to its first radio button.
     await user.click(links[2]!);
-    expect(document.activeElement).toBe(screen.getByRole("radio", { name: "Red" }));
+    expect(document.activeElement).toBe(radio("Red"));
     expect(submitted).toEqual([]);
   });
 
   it("treats a name of only spaces as no name, and trims what it sends", async () => {
     const user = renderForm();
-    await user.type(await screen.findByRole("textbox", { name: "Name" }), "   ");
-    await user.click(screen.getByRole("button", { name: "Send" }));
+    await user.type(await findTextbox("Name"), "   ");
+    await send(user);
     expect(await screen.findByText("Enter a name.", { selector: "p" })).toBeTruthy();
 
-    await user.clear(screen.getByRole("textbox", { name: "Name" }));
+    await user.clear(textbox("Name"));
     await fillValidForm(user, "  Ada  ");
-    await user.click(screen.getByRole("button", { name: "Send" }));
+    await send(user);
     await expect
       .poll(() => submitted)
       .toEqual([{ name: "Ada", size: "small", colour: "red", urgent: false, notes: "" }]);
@@ -169,29 +165,23 @@ describe("the form toolkit", () => {
 
   it("keeps the visitor's values beside the errors", async () => {
     const user = renderForm();
-    await user.type(
-      await screen.findByRole("textbox", { name: "Name" }),
-      "a name that is far too long",
-    );
-    await user.selectOptions(screen.getByRole("combobox", { name: "Size" }), "large");
-    await user.click(screen.getByRole("radio", { name: "Blue" }));
-    await user.click(screen.getByRole("button", { name: "Send" }));
+    await user.type(await findTextbox("Name"), TOO_LONG);
+    await user.selectOptions(size(), "large");
+    await user.click(radio("Blue"));
+    await send(user);
 
     expect(await screen.findByText("Use 20 characters or fewer.", { selector: "p" })).toBeTruthy();
-    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty(
-      "value",
-      "a name that is far too long",
-    );
-    expect(screen.getByRole("combobox", { name: "Size" })).toHaveProperty("value", "large");
-    expect(screen.getByRole("radio", { name: "Blue" })).toHaveProperty("checked", true);
-    expect(screen.getByRole("combobox", { name: "Size" }).hasAttribute("aria-invalid")).toBe(false);
+    expect(textbox("Name")).toHaveProperty("value", TOO_LONG);
+    expect(size()).toHaveProperty("value", "large");
+    expect(radio("Blue")).toHaveProperty("checked", true);
+    expect(size().hasAttribute("aria-invalid")).toBe(false);
     expect(within(screen.getByRole("alert")).getAllByRole("link")).toHaveLength(1);
   });
 
   it("once submitted, checks a field again as the visitor types", async () => {
     const user = renderForm();
     await user.click(await screen.findByRole("button", { name: "Send" }));
-    const name = await screen.findByRole("textbox", { name: "Name" });
+    const name = await findTextbox("Name");
     expect(name.getAttribute("aria-invalid")).toBe("true");
     await user.type(name, "Ada");
     expect(name).toHaveProperty("value", "Ada");
@@ -201,26 +191,23 @@ describe("the form toolkit", () => {
   });
 
   it("opens filled in with its default values, and sends them parsed by the schema", async () => {
-    const user = renderForm({
+    const values: FixtureValues = {
       name: "Ada",
       size: "large",
       colour: "blue",
       count: 3,
       urgent: true,
       notes: "Hi",
-    });
-    expect(await screen.findByRole("textbox", { name: "Name" })).toHaveProperty("value", "Ada");
-    expect(screen.getByRole("combobox", { name: "Size" })).toHaveProperty("value", "large");
-    expect(screen.getByRole("radio", { name: "Blue" })).toHaveProperty("checked", true);
-    expect(screen.getByRole("textbox", { name: "Count" })).toHaveProperty("value", "3");
+    };
+    const user = renderForm(values);
+    expect(await findTextbox("Name")).toHaveProperty("value", "Ada");
+    expect(size()).toHaveProperty("value", "large");
+    expect(radio("Blue")).toHaveProperty("checked", true);
+    expect(textbox("Count")).toHaveProperty("value", "3");
     expect(screen.getByRole("checkbox", { name: "Urgent" })).toHaveProperty("checked", true);
-    expect(screen.getByRole("textbox", { name: "Notes" })).toHaveProperty("value", "Hi");
-    await user.click(screen.getByRole("button", { name: "Send" }));
-    await expect
-      .poll(() => submitted)
-      .toEqual([
-        { name: "Ada", size: "large", colour: "blue", count: 3, urgent: true, notes: "Hi" },
-      ]);
+    expect(textbox("Notes")).toHaveProperty("value", "Hi");
+    await send(user);
+    await expect.poll(() => submitted).toEqual([values]);
     expect(screen.queryByRole("alert")).toBeNull();
   });
 
@@ -232,22 +219,22 @@ describe("the form toolkit", () => {
     });
     const user = renderForm();
     await fillValidForm(user, "Taken");
-    await user.click(screen.getByRole("button", { name: "Send" }));
+    await send(user);
 
     const summary = await screen.findByRole("alert");
     expect(document.activeElement).toBe(summary);
-    expect(
+    const texts = (role: string) =>
       within(summary)
-        .getAllByRole("listitem")
-        .map((item) => item.textContent),
-    ).toEqual(["The service refused this.", "That name is taken.", "Unknown reference."]);
-    expect(
-      within(summary)
-        .getAllByRole("link")
-        .map((link) => link.textContent),
-    ).toEqual(["That name is taken."]);
-    expect(document.getElementById("fixture-name-error")?.textContent).toBe("That name is taken.");
-    expect(screen.getByRole("textbox", { name: "Name" })).toHaveProperty("value", "Taken");
-    expect(screen.getByRole("combobox", { name: "Size" })).toHaveProperty("value", "small");
+        .getAllByRole(role)
+        .map((e) => e.textContent);
+    expect(texts("listitem")).toEqual([
+      "The service refused this.",
+      "That name is taken.",
+      "Unknown reference.",
+    ]);
+    expect(texts("link")).toEqual(["That name is taken."]);
+    expect(textOf("fixture-name-error")).toBe("That name is taken.");
+    expect(textbox("Name")).toHaveProperty("value", "Taken");
+    expect(size()).toHaveProperty("value", "small");
   });
 });

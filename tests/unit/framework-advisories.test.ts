@@ -37,14 +37,12 @@ function readAdvisories(): Advisory[] {
     });
 }
 
+const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+
 function readInstalledVersions(name: string) {
-  const lock = JSON.parse(
-    readFileSync(path.join(projectRoot, "package-lock.json"), "utf8"),
-  ) as LockFile;
+  const lock: LockFile = readJson(path.join(projectRoot, "package-lock.json"));
   return Object.entries(lock.packages)
-    .filter(
-      ([where]) => where === `node_modules/${name}` || where.endsWith(`/node_modules/${name}`),
-    )
+    .filter(([where]) => `/${where}`.endsWith(`/node_modules/${name}`))
     .map(([, entry]) => entry.version!);
 }
 
@@ -139,7 +137,7 @@ describe("patches/apply-patches.js", () => {
     "is applied to %s at the version it was written for",
     (_name, patch) => {
       const root = path.join(projectRoot, "node_modules", patch.package);
-      const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+      const { version } = readJson(path.join(root, "package.json"));
       expect(version, "the patched package changed version: update or remove its patch").toBe(
         patch.version,
       );
@@ -160,11 +158,8 @@ describe("patches/apply-patches.js", () => {
     try {
       const root = path.join(nodeModules, patch.package);
       cpSync(path.join(projectRoot, "node_modules", patch.package), root, { recursive: true });
-      const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-      writeFileSync(
-        path.join(root, "package.json"),
-        JSON.stringify({ ...manifest, version: "99.0.0" }),
-      );
+      const manifest = path.join(root, "package.json");
+      writeFileSync(manifest, JSON.stringify({ ...readJson(manifest), version: "99.0.0" }));
       expect(() => applyPatches(nodeModules)).toThrow(/is 99\.0\.0, the fix for GHSA-/);
     } finally {
       rmSync(nodeModules, { recursive: true, force: true });

@@ -10,14 +10,12 @@ import {
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID = "00f067aa0ba902b7";
+const TRACEPARENT = `00-${TRACE_ID}-${PARENT_ID}-01`;
 
 describe("parseTraceparent", () => {
   it("reads the caller's trace, span and flags", () => {
-    expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_ID}-01`)).toEqual({
-      traceId: TRACE_ID,
-      parentId: PARENT_ID,
-      flags: "01",
-    });
+    const read = parseTraceparent(TRACEPARENT);
+    expect(read).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: "01" });
   });
 
   it.each([
@@ -86,10 +84,8 @@ describe("readTracestate", () => {
 
 describe("startChildSpan", () => {
   it("is a new span in the request's trace, with its flags and tracestate", () => {
-    const request = new Request("http://localhost/", {
-      headers: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, tracestate: "a=b" },
-    });
-    const child = startChildSpan(request)!;
+    const headers = { traceparent: TRACEPARENT, tracestate: "a=b" };
+    const child = startChildSpan(new Request("http://localhost/", { headers }))!;
     expect(child.parentSpanId).toBe(PARENT_ID);
     expect(child.span).toMatchObject({ traceId: TRACE_ID, flags: "01", state: "a=b" });
     expect(child.span.spanId).toMatch(/^[0-9a-f]{16}$/);
