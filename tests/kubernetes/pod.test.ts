@@ -29,11 +29,8 @@ import {
 
 const isRoot = process.getuid?.() === 0;
 
-/**
- * How to run `argv` as the pod does: in a mount namespace of its own whose root file system is
- * read-only (readOnlyRootFilesystem), as `uid`. Run by a user other than root, a user namespace
- * makes the mount possible, and the process keeps that user's own uid.
- */
+// `argv` as the pod runs it: read-only root, as `uid`. Run by a user other than root, a user
+// namespace makes the mount possible, and the process keeps that user's own uid.
 function runAsThePod(argv: string[], uid: number) {
   const readOnlyRoot = ["sh", "-c", 'mount -o remount,bind,ro / && exec "$@"', "sh"];
   const asUser = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"];
@@ -43,22 +40,14 @@ function runAsThePod(argv: string[], uid: number) {
   return { command: "unshare", args };
 }
 
-/**
- * The pod's /app, as the image lays it out, with the Node that runs it: hard-linked (copied across
- * file systems) into a folder any user can read. The checkout may be private to its owner
- * (`mktemp -d` makes a 0700 folder), and the pod's user must still reach its files.
- */
+// The pod's /app and its Node, hard-linked (copied across file systems) into a folder any user
+// can read: the checkout may be private to its owner, and the pod's user must reach its files.
 function stageApp() {
   const app = mkdtempSync(path.join(os.tmpdir(), "pod-app-"));
   chmodSync(app, 0o755);
-  const entries: [string, string][] = [
-    ...["package.json", "node_modules", "build", "public"].map((entry): [string, string] => [
-      path.join(projectRoot, entry),
-      entry,
-    ]),
-    [process.execPath, "node"],
-  ];
-  for (const [from, entry] of entries) {
+  const entries = ["package.json", "node_modules", "build", "public"];
+  for (const entry of [...entries, "node"]) {
+    const from = entry === "node" ? process.execPath : path.join(projectRoot, entry);
     const to = path.join(app, entry);
     if (spawnSync("cp", ["-al", from, to]).status !== 0) {
       rmSync(to, { recursive: true, force: true });
@@ -153,14 +142,10 @@ describe.each(overlays)(
     it("answers each probe's path on the port it names", async () => {
       // Ready once its session store has connected, as the readiness probe would find it.
       await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status).toBe(200);
-      const container = getContainer(objects);
-      for (const probe of [
-        container.startupProbe,
-        container.livenessProbe,
-        container.readinessProbe,
-      ]) {
+      const { startupProbe, livenessProbe, readinessProbe, ports } = getContainer(objects);
+      for (const probe of [startupProbe, livenessProbe, readinessProbe]) {
         const { path, port } = probe!.httpGet!;
-        const named = container.ports!.find((candidate) => candidate.name === port);
+        const named = ports!.find((candidate) => candidate.name === port);
         expect(named?.containerPort).toBe(Number(getConfigMapData(objects).PORT));
         expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
       }

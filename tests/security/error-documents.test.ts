@@ -45,8 +45,7 @@ describe("an error document sent again", () => {
   });
 
   it("shows each visitor their own theme", async () => {
-    const dark = await getThemeCookie("dark");
-    const light = await getThemeCookie("light");
+    const [dark, light] = [await getThemeCookie("dark"), await getThemeCookie("light")];
     const themes = [];
     // Asked once, asked again (now kept), sent again.
     for (let round = 0; round < 3; round++)
@@ -56,8 +55,10 @@ describe("an error document sent again", () => {
   });
 
   it("is sent for each address its own, with that address in its forms", async () => {
-    const first = await visit("/no-such-page/first");
-    const second = await visit("/no-such-page/second");
+    const [first, second] = [
+      await visit("/no-such-page/first"),
+      await visit("/no-such-page/second"),
+    ];
     expect(first.html).toContain('value="/no-such-page/first"');
     expect(second.html).toContain('value="/no-such-page/second"');
     expect(second.html).not.toContain("/no-such-page/first");
@@ -93,10 +94,7 @@ describe("a storm of visitors on an API answering 503", () => {
   });
   const fixture = startSuiteServer(
     () => ({ API_BASE_URL: api.url, NODE_OPTIONS: LOOP_DELAY_OPTIONS }),
-    {
-      cwd: referenceAppBuild,
-      expectedStatuses: [503],
-    },
+    { cwd: referenceAppBuild, expectedStatuses: [503] },
   );
 
   it("answers each its 503 page, the page rendered about once", async () => {

@@ -68,13 +68,9 @@ describe("with an https ORIGIN", () => {
   it("adds HSTS and upgrade-insecure-requests", async () => {
     const secure = await startServer({ ORIGIN: "https://app.example" });
     try {
-      const response = await fetch(secure.url);
-      expect(response.headers.get("strict-transport-security")).toBe(
-        "max-age=31536000; includeSubDomains",
-      );
-      expect(response.headers.get("content-security-policy")).toContain(
-        "upgrade-insecure-requests",
-      );
+      const { headers } = await fetch(secure.url);
+      expect(headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
+      expect(headers.get("content-security-policy")).toContain("upgrade-insecure-requests");
     } finally {
       expectNoServerErrors(secure);
       await secure.stop();
