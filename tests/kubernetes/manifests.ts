@@ -30,19 +30,16 @@ export type KubernetesObject = {
   [field: string]: unknown;
 };
 
+// Each model's type is `I<kind>`, from the same module.
 const models = [
-  { model: ConfigMap, type: "IConfigMap", from: "kubernetes-models/v1" },
-  { model: Secret, type: "ISecret", from: "kubernetes-models/v1" },
-  { model: Service, type: "IService", from: "kubernetes-models/v1" },
-  { model: ServiceAccount, type: "IServiceAccount", from: "kubernetes-models/v1" },
-  { model: Deployment, type: "IDeployment", from: "kubernetes-models/apps/v1" },
-  {
-    model: HorizontalPodAutoscaler,
-    type: "IHorizontalPodAutoscaler",
-    from: "kubernetes-models/autoscaling/v2",
-  },
-  { model: NetworkPolicy, type: "INetworkPolicy", from: "kubernetes-models/networking.k8s.io/v1" },
-  { model: PodDisruptionBudget, type: "IPodDisruptionBudget", from: "kubernetes-models/policy/v1" },
+  { model: ConfigMap, from: "kubernetes-models/v1" },
+  { model: Secret, from: "kubernetes-models/v1" },
+  { model: Service, from: "kubernetes-models/v1" },
+  { model: ServiceAccount, from: "kubernetes-models/v1" },
+  { model: Deployment, from: "kubernetes-models/apps/v1" },
+  { model: HorizontalPodAutoscaler, from: "kubernetes-models/autoscaling/v2" },
+  { model: NetworkPolicy, from: "kubernetes-models/networking.k8s.io/v1" },
+  { model: PodDisruptionBudget, from: "kubernetes-models/policy/v1" },
 ];
 
 function getKubectl() {
@@ -172,7 +169,7 @@ export function findSchemaErrors(objects: KubernetesObject[]): string[] {
     } catch (error) {
       errors.push(`${name}: ${(error as Error).message}`);
     }
-    lines.push(`import type { ${entry.type} as T${index} } from "${entry.from}";`);
+    lines.push(`import type { I${entry.model.kind} as T${index} } from "${entry.from}";`);
     lines.push(`export const object${index}: T${index} = ${JSON.stringify(object)};`);
     typed.push(object);
   }

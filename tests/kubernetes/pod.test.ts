@@ -73,7 +73,6 @@ describe.each(overlays)(
     let objects: KubernetesObject[];
     let pod: NonNullable<IDeployment["spec"]>["template"];
     let server: RunningServer;
-    let metricsPort: number;
     // What the ingress controller adds to every request it forwards.
     let forwarded: Record<string, string>;
     let app: string;
@@ -96,6 +95,7 @@ describe.each(overlays)(
       });
       pod = findObject<IDeployment>(objects, "Deployment").spec!.template;
       app = stageApp();
+      const argv = [path.join(app, "node"), "build/server.js"];
       server = await startServer(
         {
           ...getContainerEnv(objects),
@@ -107,16 +107,12 @@ describe.each(overlays)(
           OTEL_EXPORTER_OTLP_ENDPOINT: upstream.url,
         },
         {
-          ...runAsThePod(
-            [path.join(app, "node"), "build/server.js"],
-            pod.spec!.securityContext!.runAsUser!,
-          ),
+          ...runAsThePod(argv, pod.spec!.securityContext!.runAsUser!),
           cwd: app,
           // HOME is the image's `node` user's, which it cannot write either.
           baseEnv: { ...getImageEnv(), PATH: process.env.PATH, HOME: "/home/node" },
         },
       );
-      metricsPort = server.metricsPort!;
     }, HANG_TIMEOUT_MS);
 
     afterAll(async () => {
@@ -172,7 +168,7 @@ describe.each(overlays)(
 
     it("serves metrics where the pod's annotations send Prometheus", async () => {
       const response = await fetch(
-        `http://127.0.0.1:${metricsPort}${pod.metadata!.annotations!["prometheus.io/path"]}`,
+        `http://127.0.0.1:${server.metricsPort}${pod.metadata!.annotations!["prometheus.io/path"]}`,
       );
       expect(response.status).toBe(200);
       expect(await response.text()).toContain("http_request_duration_seconds");

@@ -55,10 +55,8 @@ describe("an error document sent again", () => {
   });
 
   it("is sent for each address its own, with that address in its forms", async () => {
-    const [first, second] = [
-      await visit("/no-such-page/first"),
-      await visit("/no-such-page/second"),
-    ];
+    const first = await visit("/no-such-page/first");
+    const second = await visit("/no-such-page/second");
     expect(first.html).toContain('value="/no-such-page/first"');
     expect(second.html).toContain('value="/no-such-page/second"');
     expect(second.html).not.toContain("/no-such-page/first");

@@ -13,9 +13,8 @@ function expectSecurityHeaders(headers: Headers) {
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
-  ]) {
+  ])
     expect(policy).toContain(directive);
-  }
   expect(policy).not.toContain("upgrade-insecure-requests");
   expect(headers.get("content-security-policy-report-only")).toBeNull();
   expect(headers.get("x-content-type-options")).toBe("nosniff");

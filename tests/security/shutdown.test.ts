@@ -44,9 +44,8 @@ async function sigterm(server: RunningServer) {
   await expect.poll(() => server.output()).toContain("shutting down");
 }
 
-// Before, the process waited for the keep-alive timeout after the last answer. It is longer than
-// the shutdown deadline here, so a server that waited for it would exit at the deadline, with 1
-// and a warning: the exit code tells which way it went.
+// A keep-alive timeout longer than the shutdown deadline: a server that waited for it after the
+// last answer (as it once did) would exit at the deadline, with 1 and a warning.
 const SLOW_ENV = { KEEP_ALIVE_TIMEOUT_MS: "120000", SHUTDOWN_TIMEOUT_MS: "60000" };
 
 /** Runs `test` on the server `start` starts, which is killed after it whatever happens. */
