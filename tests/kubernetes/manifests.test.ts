@@ -52,30 +52,20 @@ const KINDS = [
 const mebibytes = (quantity: string | number | undefined) => {
   const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|k|M|G)?$/.exec(String(quantity));
   if (!match) throw new Error(`not a memory quantity: ${quantity}`);
-  const factor = {
-    Ki: 1 / 1024,
-    Mi: 1,
-    Gi: 1024,
-    k: 1e3 / 2 ** 20,
-    M: 1e6 / 2 ** 20,
-    G: 1e9 / 2 ** 20,
-  };
-  return Number(match[1]) * (match[2] ? factor[match[2] as keyof typeof factor] : 1 / 2 ** 20);
+  const mi = 2 ** 20;
+  const factor = { Ki: 1 / 1024, Mi: 1, Gi: 1024, k: 1e3 / mi, M: 1e6 / mi, G: 1e9 / mi };
+  return Number(match[1]) * (match[2] ? factor[match[2] as keyof typeof factor] : 1 / mi);
 };
 const millicores = (quantity: string | number | undefined) =>
   String(quantity).endsWith("m") ? Number(String(quantity).slice(0, -1)) : Number(quantity) * 1000;
 
 function getPeer(url: string) {
   const { hostname, port, protocol } = new URL(url);
-  const defaults: Record<string, number> = {
-    "http:": 80,
-    "https:": 443,
-    "redis:": 6379,
-    "rediss:": 6379,
-  };
-  return { url, hostname, port: port ? Number(port) : defaults[protocol]! };
+  const defaults = { "http:": 80, "https:": 443, "redis:": 6379, "rediss:": 6379 };
+  return { url, hostname, port: port ? Number(port) : defaults[protocol as keyof typeof defaults] };
 }
 
+const readProjectFile = (file: string) => readFileSync(path.join(projectRoot, file), "utf8");
 const namespaceOf = (peer: INetworkPolicyPeer) =>
   peer.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"];
 
@@ -109,22 +99,19 @@ describe.each(overlays)("the %s overlay", (overlay) => {
 
   it("probes liveness and start-up on /healthz and readiness on /readyz, on the app's port", () => {
     const probes = [container.startupProbe, container.livenessProbe, container.readinessProbe];
-    expect(probes.map((probe) => probe?.httpGet?.path)).toEqual([
-      "/healthz",
-      "/healthz",
-      "/readyz",
-    ]);
+    const paths = probes.map((probe) => probe?.httpGet?.path);
+    expect(paths).toEqual(["/healthz", "/healthz", "/readyz"]);
     for (const probe of probes) expect(probe?.httpGet?.port).toBe("http");
     // Otherwise an API slower than the probe but within its deadline would take pods out.
     expect(container.readinessProbe!.timeoutSeconds! * 1000).toBeGreaterThan(config.API_TIMEOUT_MS);
   });
 
   it("gives liveness the wait docs/kubernetes.md's crowd was measured against, and several misses", () => {
-    const read = (file: string) => readFileSync(path.join(projectRoot, file), "utf8");
-    const measuredAgainst = /slower than the liveness probe's (\d+) s/.exec(
-      read("docs/kubernetes.md"),
+    const docs = readProjectFile("docs/kubernetes.md");
+    const measuredAgainst = /slower than the liveness probe's (\d+) s/.exec(docs)?.[1];
+    const benchWait = /CROWD_PROBE_MS \?\? ([\d_]+)/.exec(
+      readProjectFile("tests/bench/crowd.ts"),
     )?.[1];
-    const benchWait = /CROWD_PROBE_MS \?\? ([\d_]+)/.exec(read("tests/bench/crowd.ts"))?.[1];
     expect(container.livenessProbe!.timeoutSeconds).toBe(Number(measuredAgainst));
     expect(Number(benchWait?.replaceAll("_", ""))).toBe(Number(measuredAgainst) * 1000);
     // A crowd is answered within seconds: it may fail one probe, not the several a restart takes.
@@ -233,28 +220,17 @@ describe.each(overlays)("the %s overlay", (overlay) => {
       expect(isPlaceholder, `${key} in secrets.env.example is a placeholder`).toBe(true);
     }
     const secretsFile = `kubernetes/overlays/${overlay}/secrets.env`;
-    const gitIgnores = spawnSync("git", ["check-ignore", "-q", secretsFile], {
-      cwd: projectRoot,
-    }).status;
-    expect(gitIgnores, `git ignores ${secretsFile}`).toBe(0);
-    const dockerignore = createDockerignore(
-      readFileSync(path.join(projectRoot, ".dockerignore"), "utf8"),
-    );
-    expect(dockerignore(secretsFile), `.dockerignore keeps ${secretsFile} out of the image`).toBe(
-      true,
-    );
+    const gitIgnores = spawnSync("git", ["check-ignore", "-q", secretsFile], { cwd: projectRoot });
+    expect(gitIgnores.status, `git ignores ${secretsFile}`).toBe(0);
+    const dockerignore = createDockerignore(readProjectFile(".dockerignore"));
+    const keptOut = `.dockerignore keeps ${secretsFile} out of the image`;
+    expect(dockerignore(secretsFile), keptOut).toBe(true);
 
-    const files = execFileSync(
-      "git",
-      ["ls-files", "--cached", "--others", "--exclude-standard", "kubernetes"],
-      {
-        cwd: projectRoot,
-        encoding: "utf8",
-      },
-    );
+    const listing = ["ls-files", "--cached", "--others", "--exclude-standard", "kubernetes"];
+    const files = execFileSync("git", listing, { cwd: projectRoot, encoding: "utf8" });
     const keys = Object.keys(example).join("|");
     for (const file of files.split("\n").filter(Boolean)) {
-      const text = readFileSync(path.join(projectRoot, file), "utf8");
+      const text = readProjectFile(file);
       expect(text, `${file} declares no Secret`).not.toMatch(/^kind:\s*Secret\b/m);
       for (const [, key, value] of text.matchAll(new RegExp(`\\b(${keys})\\s*[=:]\\s*(\\S*)`, "g")))
         expect(value, `${file} gives ${key} no value but a placeholder`).toContain(PLACEHOLDER);
@@ -262,16 +238,13 @@ describe.each(overlays)("the %s overlay", (overlay) => {
   });
 
   it("runs the image docs/image.md builds, with the image's own command", () => {
-    const image = /docker build -t (\S+) \./.exec(
-      readFileSync(path.join(projectRoot, "docs/image.md"), "utf8"),
-    )![1]!;
-    const base = parse(
-      readFileSync(path.join(kubernetesDir, "base/deployment.yaml"), "utf8"),
-    ) as IDeployment;
+    const image = /docker build -t (\S+) \./.exec(readProjectFile("docs/image.md"))![1]!;
+    const readYaml = (file: string) => parse(readFileSync(path.join(kubernetesDir, file), "utf8"));
+    const base = readYaml("base/deployment.yaml") as IDeployment;
     expect(base.spec!.template.spec!.containers[0]!.image).toBe(image);
-    const kustomization = parse(
-      readFileSync(path.join(kubernetesDir, "overlays", overlay, "kustomization.yaml"), "utf8"),
-    ) as { images?: { name: string; newName?: string; newTag?: string; digest?: string }[] };
+    const kustomization = readYaml(`overlays/${overlay}/kustomization.yaml`) as {
+      images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
+    };
     const replaced = kustomization.images?.find((entry) => entry.name === image);
     expect(replaced, `the overlay's images: names ${image}`).toBeDefined();
     const reference = replaced!.digest ? `@${replaced!.digest}` : `:${replaced!.newTag}`;

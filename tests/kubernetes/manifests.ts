@@ -30,19 +30,16 @@ export type KubernetesObject = {
   [field: string]: unknown;
 };
 
+// Each model's type is `I<kind>`, from the same module.
 const models = [
-  { model: ConfigMap, type: "IConfigMap", from: "kubernetes-models/v1" },
-  { model: Secret, type: "ISecret", from: "kubernetes-models/v1" },
-  { model: Service, type: "IService", from: "kubernetes-models/v1" },
-  { model: ServiceAccount, type: "IServiceAccount", from: "kubernetes-models/v1" },
-  { model: Deployment, type: "IDeployment", from: "kubernetes-models/apps/v1" },
-  {
-    model: HorizontalPodAutoscaler,
-    type: "IHorizontalPodAutoscaler",
-    from: "kubernetes-models/autoscaling/v2",
-  },
-  { model: NetworkPolicy, type: "INetworkPolicy", from: "kubernetes-models/networking.k8s.io/v1" },
-  { model: PodDisruptionBudget, type: "IPodDisruptionBudget", from: "kubernetes-models/policy/v1" },
+  { model: ConfigMap, from: "kubernetes-models/v1" },
+  { model: Secret, from: "kubernetes-models/v1" },
+  { model: Service, from: "kubernetes-models/v1" },
+  { model: ServiceAccount, from: "kubernetes-models/v1" },
+  { model: Deployment, from: "kubernetes-models/apps/v1" },
+  { model: HorizontalPodAutoscaler, from: "kubernetes-models/autoscaling/v2" },
+  { model: NetworkPolicy, from: "kubernetes-models/networking.k8s.io/v1" },
+  { model: PodDisruptionBudget, from: "kubernetes-models/policy/v1" },
 ];
 
 function getKubectl() {
@@ -73,15 +70,11 @@ export function readSecretsExample(overlay: string) {
   return parseEnvFile(readFileSync(file, "utf8"));
 }
 
-/**
- * `kubectl kustomize` of an overlay, as an operator runs it: from a copy of kubernetes/ whose
- * secrets.env holds `secrets` (the example's placeholders unless given).
- */
+/** An overlay rendered from a copy of kubernetes/ whose secrets.env holds `secrets`. */
 export function renderOverlay(
   overlay: string,
   secrets = readSecretsExample(overlay),
 ): KubernetesObject[] {
-  const kubectl = getKubectl();
   const copy = mkdtempSync(path.join(os.tmpdir(), "kubernetes-"));
   try {
     // An operator's own secrets.env stays where it is.
@@ -91,10 +84,7 @@ export function renderOverlay(
     });
     const lines = Object.entries(secrets).map(([key, value]) => `${key}=${value}\n`);
     writeFileSync(path.join(copy, "overlays", overlay, "secrets.env"), lines.join(""));
-    const yaml = execFileSync(kubectl, ["kustomize", path.join(copy, "overlays", overlay)], {
-      encoding: "utf8",
-    });
-    const objects = parseAllDocuments(yaml).map((document) => document.toJS() as KubernetesObject);
+    const objects = kustomize(path.join(copy, "overlays", overlay));
     // kustomize folds long base64 values over lines, which the API server's decoder skips.
     for (const secret of objects.filter((object) => object.kind === "Secret"))
       for (const [key, value] of Object.entries((secret.data ?? {}) as Record<string, string>))
@@ -107,9 +97,11 @@ export function renderOverlay(
 
 /** `kubectl kustomize` of the base alone, as an overlay finds it. */
 export function renderBase(): KubernetesObject[] {
-  const yaml = execFileSync(getKubectl(), ["kustomize", path.join(kubernetesDir, "base")], {
-    encoding: "utf8",
-  });
+  return kustomize(path.join(kubernetesDir, "base"));
+}
+
+function kustomize(dir: string) {
+  const yaml = execFileSync(getKubectl(), ["kustomize", dir], { encoding: "utf8" });
   return parseAllDocuments(yaml).map((document) => document.toJS() as KubernetesObject);
 }
 
@@ -130,7 +122,7 @@ export function getConfigMapData(objects: KubernetesObject[]) {
   return (findObject(objects, "ConfigMap").data ?? {}) as Record<string, string>;
 }
 
-/** The container's environment as the kubelet makes it: `envFrom` in order, then `env`, which wins. */
+/** The container's environment as the kubelet makes it: `envFrom` in order, then `env`. */
 export function getContainerEnv(objects: KubernetesObject[]) {
   const container = getContainer(objects);
   const env: Record<string, string> = {};
@@ -138,11 +130,8 @@ export function getContainerEnv(objects: KubernetesObject[]) {
     if (source.configMapRef)
       Object.assign(env, getNamed(objects, "ConfigMap", source.configMapRef.name).data);
     if (source.secretRef) {
-      const data = (getNamed(objects, "Secret", source.secretRef.name).data ?? {}) as Record<
-        string,
-        string
-      >;
-      for (const [key, value] of Object.entries(data))
+      const data = getNamed(objects, "Secret", source.secretRef.name).data ?? {};
+      for (const [key, value] of Object.entries(data as Record<string, string>))
         env[key] = Buffer.from(value, "base64").toString("utf8");
     }
   }
@@ -158,10 +147,9 @@ function getNamed(objects: KubernetesObject[], kind: string, name: string | unde
 }
 
 /**
- * Every problem the Kubernetes API would find in these objects offline: its schema's (types,
- * required fields, allowed values) through kubernetes-models, and unknown fields, which those
- * schemas let through but the API server refuses (kubectl's strict field validation): TypeScript's
- * excess property check against the same package's types finds those.
+ * Every problem the Kubernetes API would find offline: kubernetes-models' schemas, and unknown
+ * fields, which those let through but the API server refuses: TypeScript's excess property check
+ * against the same package's types finds those.
  */
 export function findSchemaErrors(objects: KubernetesObject[]): string[] {
   const errors: string[] = [];
@@ -181,7 +169,7 @@ export function findSchemaErrors(objects: KubernetesObject[]): string[] {
     } catch (error) {
       errors.push(`${name}: ${(error as Error).message}`);
     }
-    lines.push(`import type { ${entry.type} as T${index} } from "${entry.from}";`);
+    lines.push(`import type { I${entry.model.kind} as T${index} } from "${entry.from}";`);
     lines.push(`export const object${index}: T${index} = ${JSON.stringify(object)};`);
     typed.push(object);
   }

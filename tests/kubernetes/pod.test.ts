@@ -29,11 +29,8 @@ import {
 
 const isRoot = process.getuid?.() === 0;
 
-/**
- * How to run `argv` as the pod does: in a mount namespace of its own whose root file system is
- * read-only (readOnlyRootFilesystem), as `uid`. Run by a user other than root, a user namespace
- * makes the mount possible, and the process keeps that user's own uid.
- */
+// `argv` as the pod runs it: read-only root, as `uid`. Run by a user other than root, a user
+// namespace makes the mount possible, and the process keeps that user's own uid.
 function runAsThePod(argv: string[], uid: number) {
   const readOnlyRoot = ["sh", "-c", 'mount -o remount,bind,ro / && exec "$@"', "sh"];
   const asUser = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"];
@@ -43,22 +40,14 @@ function runAsThePod(argv: string[], uid: number) {
   return { command: "unshare", args };
 }
 
-/**
- * The pod's /app, as the image lays it out, with the Node that runs it: hard-linked (copied across
- * file systems) into a folder any user can read. The checkout may be private to its owner
- * (`mktemp -d` makes a 0700 folder), and the pod's user must still reach its files.
- */
+// The pod's /app and its Node, hard-linked (copied across file systems) into a folder any user
+// can read: the checkout may be private to its owner, and the pod's user must reach its files.
 function stageApp() {
   const app = mkdtempSync(path.join(os.tmpdir(), "pod-app-"));
   chmodSync(app, 0o755);
-  const entries: [string, string][] = [
-    ...["package.json", "node_modules", "build", "public"].map((entry): [string, string] => [
-      path.join(projectRoot, entry),
-      entry,
-    ]),
-    [process.execPath, "node"],
-  ];
-  for (const [from, entry] of entries) {
+  const entries = ["package.json", "node_modules", "build", "public"];
+  for (const entry of [...entries, "node"]) {
+    const from = entry === "node" ? process.execPath : path.join(projectRoot, entry);
     const to = path.join(app, entry);
     if (spawnSync("cp", ["-al", from, to]).status !== 0) {
       rmSync(to, { recursive: true, force: true });
@@ -84,7 +73,6 @@ describe.each(overlays)(
     let objects: KubernetesObject[];
     let pod: NonNullable<IDeployment["spec"]>["template"];
     let server: RunningServer;
-    let metricsPort: number;
     // What the ingress controller adds to every request it forwards.
     let forwarded: Record<string, string>;
     let app: string;
@@ -107,6 +95,7 @@ describe.each(overlays)(
       });
       pod = findObject<IDeployment>(objects, "Deployment").spec!.template;
       app = stageApp();
+      const argv = [path.join(app, "node"), "build/server.js"];
       server = await startServer(
         {
           ...getContainerEnv(objects),
@@ -118,16 +107,12 @@ describe.each(overlays)(
           OTEL_EXPORTER_OTLP_ENDPOINT: upstream.url,
         },
         {
-          ...runAsThePod(
-            [path.join(app, "node"), "build/server.js"],
-            pod.spec!.securityContext!.runAsUser!,
-          ),
+          ...runAsThePod(argv, pod.spec!.securityContext!.runAsUser!),
           cwd: app,
           // HOME is the image's `node` user's, which it cannot write either.
           baseEnv: { ...getImageEnv(), PATH: process.env.PATH, HOME: "/home/node" },
         },
       );
-      metricsPort = server.metricsPort!;
     }, HANG_TIMEOUT_MS);
 
     afterAll(async () => {
@@ -153,14 +138,10 @@ describe.each(overlays)(
     it("answers each probe's path on the port it names", async () => {
       // Ready once its session store has connected, as the readiness probe would find it.
       await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status).toBe(200);
-      const container = getContainer(objects);
-      for (const probe of [
-        container.startupProbe,
-        container.livenessProbe,
-        container.readinessProbe,
-      ]) {
+      const { startupProbe, livenessProbe, readinessProbe, ports } = getContainer(objects);
+      for (const probe of [startupProbe, livenessProbe, readinessProbe]) {
         const { path, port } = probe!.httpGet!;
-        const named = container.ports!.find((candidate) => candidate.name === port);
+        const named = ports!.find((candidate) => candidate.name === port);
         expect(named?.containerPort).toBe(Number(getConfigMapData(objects).PORT));
         expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
       }
@@ -187,7 +168,7 @@ describe.each(overlays)(
 
     it("serves metrics where the pod's annotations send Prometheus", async () => {
       const response = await fetch(
-        `http://127.0.0.1:${metricsPort}${pod.metadata!.annotations!["prometheus.io/path"]}`,
+        `http://127.0.0.1:${server.metricsPort}${pod.metadata!.annotations!["prometheus.io/path"]}`,
       );
       expect(response.status).toBe(200);
       expect(await response.text()).toContain("http_request_duration_seconds");

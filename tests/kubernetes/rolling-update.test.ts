@@ -46,10 +46,8 @@ it.each(overlays)(
       const client = async (agent: http.Agent | false) => {
         for (let i = 0; performance.now() < until; i++) {
           try {
-            answers.push({
-              ...(await get(`${server.url}${PATHS[i % PATHS.length]}`, agent)),
-              keptAlive: !!agent,
-            });
+            const answer = await get(`${server.url}${PATHS[i % PATHS.length]}`, agent);
+            answers.push({ ...answer, keptAlive: !!agent });
           } catch (error) {
             failures.push((error as Error).message);
           }

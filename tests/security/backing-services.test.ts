@@ -14,10 +14,8 @@ import {
   type RunningServer,
 } from "../support/server";
 
-// The shared write limit through every state its Redis can be in: writes go through while it
-// cannot count them, and each state ends with Redis well again, writes counted again, a write over
-// the limit refused. Writes are counted, not timed: one that waited for a Redis that cannot answer
-// would never be answered while it stays so.
+// The shared write limit through every state its Redis can be in. Writes are counted, not timed:
+// one that waited for a Redis that cannot answer would never be answered while it stays so.
 
 const LIMIT = 3;
 // Redis answers LOADING for at least five seconds while it loads this many keys.
@@ -78,13 +76,10 @@ async function postTheme(address = nextAddress()) {
     body: form,
   });
   await response.arrayBuffer();
+  const ms = performance.now() - started;
   // The limiter sets its header only on a write it counted.
-  return {
-    status: response.status,
-    counted: response.headers.has("ratelimit"),
-    startedAt: started,
-    ms: performance.now() - started,
-  };
+  const counted = response.headers.has("ratelimit");
+  return { status: response.status, counted, startedAt: started, ms };
 }
 
 /** Writes until one is counted (in hooks too: the test's or hook's timeout catches a hang). */
@@ -92,11 +87,8 @@ async function untilCounted() {
   while (!(await postTheme()).counted) await sleep(50);
 }
 
-/**
- * Writes are counted again, once Redis is well: writes from one address pass until the limit, then
- * one is refused. A write Redis answered too late passes without a count header, as designed,
- * though Redis may still have counted it: at least LIMIT pass, at most LIMIT with the header.
- */
+// A write Redis answered too late passes without a count header, though Redis may still have
+// counted it: at least LIMIT pass, at most LIMIT with the header, then one is refused.
 async function expectCountedAgain(state: string) {
   const readyAt = performance.now();
   await untilCounted();
@@ -124,10 +116,7 @@ const failureLines = () => getLogLines(server, "rate limit: Redis failed").lengt
 
 type Write = Awaited<ReturnType<typeof postTheme>>;
 
-/**
- * Four visitors writing every 20 ms or so until `until` settles, or until that many writes were
- * answered; every answer is the write's own.
- */
+/** Four visitors writing until `until` settles, or until that many writes were answered. */
 async function writeThroughout(until: Promise<unknown> | number, writes: Write[] = []) {
   let writing = true;
   const visitors = Array.from({ length: 4 }, async () => {
@@ -182,8 +171,7 @@ describe("the shared limit", () => {
   });
 
   it("lets writes through while Redis refuses them, says so once, and counts again once it takes them", async () => {
-    const admin = createClient({ url: redis.url });
-    await admin.connect();
+    const admin = await createClient({ url: redis.url }).connect();
     const [failedBefore, countedBefore] = [failureLines(), countingLines()];
     // Redis refuses every write (NOREPLICAS) but still takes the scripts, as a replica would.
     await admin.sendCommand(["CONFIG", "SET", "min-replicas-to-write", "1"]);
@@ -203,13 +191,9 @@ describe("the shared limit", () => {
   });
 
   it("recovers from a Redis restarted under writes that answers LOADING while it loads its data", async () => {
-    const filler = createClient({ url: redis.url });
-    await filler.connect();
-    await filler.sendCommand([
-      "EVAL",
-      `for i = 1, ${DATASET_KEYS} do redis.call("SET", "k" .. i, i) end`,
-      "0",
-    ]);
+    const filler = await createClient({ url: redis.url }).connect();
+    const fill = `for i = 1, ${DATASET_KEYS} do redis.call("SET", "k" .. i, i) end`;
+    await filler.sendCommand(["EVAL", fill, "0"]);
     await filler.sendCommand(["SAVE"]);
     filler.destroy();
     const countedBefore = countingLines();
@@ -240,8 +224,7 @@ describe("the shared limit", () => {
 
   it("said each recovery once, and failures at most once a minute, not once a write", () => {
     figures.push(`  log: ${countingLines()} "counting in Redis", ${failureLines()} "Redis failed"`);
-    // The start, then the five states, the slow one twice (past the deadline, then the new
-    // connection's load).
+    // The start, then the five states, the slow one twice (past the deadline, then on reload).
     expect(countingLines()).toBeLessThanOrEqual(7);
     const minutes = Math.floor((performance.now() - startedAt) / 60_000);
     expect(failureLines()).toBeLessThanOrEqual(1 + minutes);

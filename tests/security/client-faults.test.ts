@@ -40,36 +40,27 @@ describe("a client's own faults", () => {
       "",
     ].join("\r\n");
 
+  const post =
+    (header: string, ...steps: Step[]) =>
+    () => [head([header]), ...steps];
   const cases: [string, () => Step[]][] = [
-    ["hangs up mid-body", () => [head(["Content-Length: 100"]), "theme=", 100, "hang up"]],
-    [
-      "resets the connection mid-body",
-      () => [head(["Content-Length: 100"]), "theme=", 100, "reset"],
-    ],
-    [
-      "hangs up mid-chunk",
-      () => [head(["Transfer-Encoding: chunked"]), "a\r\ntheme", 100, "hang up"],
-    ],
+    ["hangs up mid-body", post("Content-Length: 100", "theme=", 100, "hang up")],
+    ["resets the connection mid-body", post("Content-Length: 100", "theme=", 100, "reset")],
+    ["hangs up mid-chunk", post("Transfer-Encoding: chunked", "a\r\ntheme", 100, "hang up")],
     [
       "sends a malformed chunk size",
-      () => [head(["Transfer-Encoding: chunked"]), "zz\r\ntheme=dark\r\n0\r\n\r\n"],
+      post("Transfer-Encoding: chunked", "zz\r\ntheme=dark\r\n0\r\n\r\n"),
     ],
     [
       "sends a chunk longer than it declared",
-      () => [head(["Transfer-Encoding: chunked"]), "3\r\ntheme=dark\r\n0\r\n\r\n"],
+      post("Transfer-Encoding: chunked", "3\r\ntheme=dark\r\n0\r\n\r\n"),
     ],
-    [
-      "sends Transfer-Encoding: identity",
-      () => [head(["Transfer-Encoding: identity"]), "theme=dark"],
-    ],
+    ["sends Transfer-Encoding: identity", post("Transfer-Encoding: identity", "theme=dark")],
     [
       "sends Transfer-Encoding: gzip, chunked",
-      () => [head(["Transfer-Encoding: gzip, chunked"]), "0\r\n\r\n"],
+      post("Transfer-Encoding: gzip, chunked", "0\r\n\r\n"),
     ],
-    [
-      "sends its body too slowly (request timeout)",
-      () => [head(["Content-Length: 100"]), "theme=", 2_500],
-    ],
+    ["sends its body too slowly (request timeout)", post("Content-Length: 100", "theme=", 2_500)],
     ["sends its headers too slowly (headers timeout)", () => ["GET / HTTP/1.1\r\n", 2_500]],
     ["hangs up mid-headers", () => ["GET / HTTP/1.1\r\nHost: 127", 100, "hang up"]],
     ["sends garbage", () => ["\u0000\u0001 not http at all\r\n\r\n"]],
@@ -79,13 +70,7 @@ describe("a client's own faults", () => {
     ],
     [
       "keeps uploading after a refusal, then resets",
-      () => [
-        head(["Content-Length: 5000000"]),
-        "a".repeat(65_536),
-        50,
-        "a".repeat(65_536),
-        "reset",
-      ],
+      post("Content-Length: 5000000", "a".repeat(65_536), 50, "a".repeat(65_536), "reset"),
     ],
   ];
 

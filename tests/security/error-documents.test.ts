@@ -45,8 +45,7 @@ describe("an error document sent again", () => {
   });
 
   it("shows each visitor their own theme", async () => {
-    const dark = await getThemeCookie("dark");
-    const light = await getThemeCookie("light");
+    const [dark, light] = [await getThemeCookie("dark"), await getThemeCookie("light")];
     const themes = [];
     // Asked once, asked again (now kept), sent again.
     for (let round = 0; round < 3; round++)
@@ -93,10 +92,7 @@ describe("a storm of visitors on an API answering 503", () => {
   });
   const fixture = startSuiteServer(
     () => ({ API_BASE_URL: api.url, NODE_OPTIONS: LOOP_DELAY_OPTIONS }),
-    {
-      cwd: referenceAppBuild,
-      expectedStatuses: [503],
-    },
+    { cwd: referenceAppBuild, expectedStatuses: [503] },
   );
 
   it("answers each its 503 page, the page rendered about once", async () => {

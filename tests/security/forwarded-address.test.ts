@@ -8,24 +8,22 @@ import { startSuiteServer, type RunningServer } from "../support/server";
 const LIMIT = 10;
 const form = new URLSearchParams({ theme: "dark", redirectTo: "/" }).toString();
 
-async function postTheme(server: RunningServer, forwardedFor?: string) {
-  const response = await fetch(`${server.url}/preferences/theme`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      ...(forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }),
-    },
-    body: form,
-  });
-  await response.arrayBuffer();
-  return response.status;
-}
-
 /** The statuses of writes sent one after another with the forwarded values given. */
 async function postEach(server: RunningServer, values: (string | undefined)[]) {
   const statuses = [];
-  for (const value of values) statuses.push(await postTheme(server, value));
+  for (const forwardedFor of values) {
+    const response = await fetch(`${server.url}/preferences/theme`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        ...(forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }),
+      },
+      body: form,
+    });
+    await response.arrayBuffer();
+    statuses.push(response.status);
+  }
   return statuses;
 }
 

@@ -3,13 +3,9 @@ import { readMainThreadCpuMs } from "../support/process-stats";
 import { sendRaw } from "../support/raw-http";
 import { startSuiteServer } from "../support/server";
 
-/**
- * What choosing a language costs the event loop when the request is hostile: a page asked for
- * with an Accept-Language or a locale cookie as large as Node takes, and the language form posted
- * with a body as large as the server takes, each against the same request of the same size made
- * harmless (a calibration in the same run). The main thread's CPU time is compared, so a busy
- * machine slows both alike.
- */
+// What choosing a language costs the loop when the request is hostile (headers as large as Node
+// takes, a form as large as the server takes), against the same request of the same size made
+// harmless in the same run: main-thread CPU time is compared, so a busy machine slows both alike.
 const ROUNDS = 3;
 const REQUESTS_PER_ROUND = 10;
 // A parse that grew with the header's ranges would cost many times the page itself; a warm page
@@ -47,8 +43,10 @@ function postLanguage(body: string) {
   };
 }
 
+type Send = () => Promise<number>;
+
 /** The main thread's CPU time for a batch of `send`, and the statuses it got. */
-async function measure(send: () => Promise<number>) {
+async function measure(send: Send) {
   const statuses = new Set<number>();
   const before = readMainThreadCpuMs(server.child.pid!);
   for (let i = 0; i < REQUESTS_PER_ROUND; i++) statuses.add(await send());
@@ -56,11 +54,7 @@ async function measure(send: () => Promise<number>) {
 }
 
 /** The hostile request's CPU over its harmless twin's, rounds interleaved, each side's least. */
-async function compare(
-  name: string,
-  hostile: () => Promise<number>,
-  harmless: () => Promise<number>,
-) {
+async function compare(name: string, hostile: Send, harmless: Send) {
   await measure(harmless);
   let [hostileCpu, harmlessCpu] = [Infinity, Infinity];
   const statuses = new Set<number>();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../support/server";
+import { getLogLines, startServer, type RunningServer } from "../support/server";
 import { getHeading } from "../support/html";
 
 const FAILING_SERVER = "tests/security/fixtures/failing-server.ts";
@@ -27,10 +27,7 @@ describe("a 5xx in production", () => {
 
   it("logs the details with the request id", async () => {
     await expect.poll(() => server.output()).toContain(INTERNAL_DETAIL);
-    const line = server
-      .output()
-      .split("\n")
-      .find((l) => l.includes(INTERNAL_DETAIL))!;
+    const line = getLogLines(server, INTERNAL_DETAIL)[0]!;
     expect(JSON.parse(line)).toMatchObject({ level: 50, requestId: "leak-check-1" });
   });
 });

@@ -1,13 +1,9 @@
 import { expect, it } from "vitest";
 import { runServerUntilExit } from "../support/server";
 
-const CONSOLE_FIXTURE = "tests/security/fixtures/console-output.ts";
-
 it("sends console.*, process warnings and the logger's own lines out as JSON, long values cut", async () => {
-  const { stdout, stderr } = await runServerUntilExit(
-    {},
-    { args: ["--import", "tsx", CONSOLE_FIXTURE] },
-  );
+  const args = ["--import", "tsx", "tests/security/fixtures/console-output.ts"];
+  const { stdout, stderr } = await runServerUntilExit({}, { args });
   expect(stderr).toBe("");
   const entries = stdout
     .trim()

@@ -1,6 +1,4 @@
 import type http from "node:http";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeAll, expect, it } from "vitest";
 import { Browser } from "../support/oidc-browser";
 import {
@@ -16,9 +14,7 @@ import { startUpstream, type Upstream } from "../support/upstream";
 // garbage every few milliseconds: a deadline that only a weak reference kept would go with it,
 // and the visitor would wait for ever (Node 20's AbortSignal.timeout once did: run on both Nodes).
 
-const collectGarbage = pathToFileURL(
-  path.join(import.meta.dirname, "../support/collect-garbage.js"),
-).href;
+const collectGarbage = new URL("../support/collect-garbage.js", import.meta.url).href;
 const DEADLINE_MS = "1000";
 
 let redis: Redis;

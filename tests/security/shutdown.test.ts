@@ -44,10 +44,22 @@ async function sigterm(server: RunningServer) {
   await expect.poll(() => server.output()).toContain("shutting down");
 }
 
-// Before, the process waited for the keep-alive timeout after the last answer. It is longer than
-// the shutdown deadline here, so a server that waited for it would exit at the deadline, with 1
-// and a warning: the exit code tells which way it went.
+// A keep-alive timeout longer than the shutdown deadline: a server that waited for it after the
+// last answer (as it once did) would exit at the deadline, with 1 and a warning.
 const SLOW_ENV = { KEEP_ALIVE_TIMEOUT_MS: "120000", SHUTDOWN_TIMEOUT_MS: "60000" };
+
+/** Runs `test` on the server `start` starts, which is killed after it whatever happens. */
+async function withServer<S extends ServerProcess>(
+  start: Promise<S>,
+  test: (server: S) => unknown,
+) {
+  const server = await start;
+  try {
+    await test(server);
+  } finally {
+    await server.stop("SIGKILL");
+  }
+}
 
 function expectExitedByItself(server: RunningServer, code: number | null) {
   expect(code).toBe(0);
@@ -56,8 +68,7 @@ function expectExitedByItself(server: RunningServer, code: number | null) {
 }
 
 it("answers requests in flight at SIGTERM with Connection: close, and exits with the last answer", async () => {
-  const server = await startServer(SLOW_ENV);
-  try {
+  await withServer(startServer(SLOW_ENV), async (server) => {
     const first = await startPost(server, "theme", "theme=dark");
     const second = await startPost(server, "theme=li", "theme=light");
     // An idle keep-alive connection from an earlier request must not hold the process either.
@@ -74,20 +85,15 @@ it("answers requests in flight at SIGTERM with Connection: close, and exits with
       expect(post.answer().headers.connection).toBe("close");
     }
     expectExitedByItself(server, code);
-  } finally {
-    await server.stop("SIGKILL");
-  }
+  });
 });
 
 it("exits at once on SIGTERM when no request is in flight, idle keep-alive connections or not", async () => {
-  const server = await startServer(SLOW_ENV);
-  try {
+  await withServer(startServer(SLOW_ENV), async (server) => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     server.child.kill("SIGTERM");
     expectExitedByItself(server, await server.exited);
-  } finally {
-    await server.stop("SIGKILL");
-  }
+  });
 });
 
 const REPEATED = "shutting down already";
@@ -103,13 +109,9 @@ async function startWithNpm() {
   return { ...npm, port: Number(listening()) };
 }
 
-it.each<
-  [
-    string,
-    () => Promise<ServerProcess & { port: number }>,
-    (server: ServerProcess) => Promise<void>,
-  ]
->([
+type Start = () => Promise<ServerProcess & { port: number }>;
+
+it.each<[string, Start, (server: ServerProcess) => Promise<void>]>([
   [
     "`npm start` under Ctrl+C (SIGINT to its process group; npm passes its own on)",
     startWithNpm,
@@ -125,8 +127,7 @@ it.each<
     },
   ],
 ])("%s: the upload in flight is answered, exit 0", async (_case, start, signal) => {
-  const server = await start();
-  try {
+  await withServer(start(), async (server) => {
     const upload = await startPost(server, "theme", "theme=dark");
     await signal(server);
     upload.finish();
@@ -134,28 +135,22 @@ it.each<
     expect(upload.answer().status).toBe(303);
     expect(await server.exited).toBe(0);
     expectNoServerErrors(server);
-  } finally {
-    await server.stop("SIGKILL");
-  }
+  });
 });
 
 it("exits 1, saying so, when a request is still in flight at the shutdown deadline", async () => {
-  const server = await startServer({ SHUTDOWN_TIMEOUT_MS: "1000" });
-  try {
+  await withServer(startServer({ SHUTDOWN_TIMEOUT_MS: "1000" }), async (server) => {
     await startPost(server, "theme", "theme=dark");
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(1);
     expect(getLogLines(server, "shutdown timeout: exiting")).toHaveLength(1);
-  } finally {
-    await server.stop("SIGKILL");
-  }
+  });
 });
 
 it.each(["app", "metrics"])(
   "exits 0 on SIGTERM with a connection to the %s port that never sent a byte (a browser's preconnect)",
   async (port) => {
-    const server = await startServer({ ...SLOW_ENV, METRICS_PORT: "0" });
-    try {
+    await withServer(startServer({ ...SLOW_ENV, METRICS_PORT: "0" }), async (server) => {
       const silent = net.connect(port === "app" ? server.port : server.metricsPort!, "127.0.0.1");
       silent.on("error", () => {});
       const closed = new Promise((resolve) => silent.once("close", resolve));
@@ -163,8 +158,6 @@ it.each(["app", "metrics"])(
       server.child.kill("SIGTERM");
       expect(await server.exited).toBe(0);
       await closed;
-    } finally {
-      await server.stop("SIGKILL");
-    }
+    });
   },
 );

@@ -32,8 +32,7 @@ describe("clients that stop reading", () => {
     const pid = server.child.pid!;
     const idleSockets = countOpenSockets(pid);
     let opened = false;
-    // Until the server has closed every one of them itself: the attack's sockets are not closed
-    // from the client's side until then.
+    // Until the server has closed them all itself: the client side closes none before.
     const allClosed = () => {
       opened ||= countOpenSockets(pid) > idleSockets + 50;
       return opened && countOpenSockets(pid) <= idleSockets;

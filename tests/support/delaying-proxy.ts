@@ -9,15 +9,11 @@ export type DelayingProxy = {
   release: () => void;
   /** Resolves when a client has connected (at once if one already has). */
   connected: () => Promise<void>;
-  /** How many connections it has passed on so far. */
   connections: () => number;
   close: () => Promise<void>;
 };
 
-/**
- * A TCP proxy on 127.0.0.1 to a loopback port or a Unix socket (`{ path }`) that passes every
- * chunk on after a delay: a slow link.
- */
+/** A slow link: a TCP proxy to a loopback port or Unix socket that delays every chunk. */
 export async function startDelayingProxy(
   target: { port: number } | { path: string },
 ): Promise<DelayingProxy> {

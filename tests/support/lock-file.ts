@@ -1,7 +1,7 @@
 type LockEntry = { version?: string; optionalDependencies?: Record<string, string> };
 export type LockFile = { packages: Record<string, LockEntry> };
 
-/** The entry npm uses for `dependency` of the package at `from`: its own node_modules first, then each folder up. */
+/** The entry npm uses for `dependency` of `from`: its own node_modules first, then each one up. */
 export function resolveLockEntry(lock: LockFile, from: string, dependency: string) {
   for (
     let folder = from;
@@ -16,10 +16,7 @@ export function resolveLockEntry(lock: LockFile, from: string, dependency: strin
 
 const isExactVersion = (range: string) => /^\d+\.\d+\.\d+(-[\w.]+)?$/.test(range);
 
-/**
- * Every optional dependency of a locked package without an entry of its own (or whose entry has
- * another version than the exact one asked for), as `package > dependency@range`.
- */
+/** Optional dependencies without an entry of the exact version asked, as `package > dep@range`. */
 export function findMissingOptionalEntries(lock: LockFile) {
   return Object.entries(lock.packages).flatMap(([from, entry]) =>
     Object.entries(entry.optionalDependencies ?? {})

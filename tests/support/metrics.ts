@@ -27,10 +27,7 @@ export const total = (samples: Sample[], name: string, labels: Record<string, st
     )
     .reduce((sum, sample) => sum + sample.value, 0);
 
-/**
- * The server's metrics once no request is in flight: a request is counted as its connection
- * settles, a moment after its client has the answer.
- */
+/** The metrics once no request is in flight: one is counted a moment after its answer. */
 export async function scrapeMetrics(server: RunningServer) {
   for (;;) {
     const response = await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`);

@@ -2,16 +2,12 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 // Figures about a server process read from /proc (Linux), as its tests measure them.
 
-/** Resident memory of the process, in megabytes. */
 export function readRssMegabytes(pid: number) {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(match![1]) / 1024;
 }
 
-/**
- * CPU time the process's main thread (the one running the event loop) has had so far, in
- * milliseconds: no single stretch of its loop between two readings can have been longer.
- */
+/** CPU ms the event loop's thread has had: no stretch of it between two readings was longer. */
 export function readMainThreadCpuMs(pid: number) {
   return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
 }
