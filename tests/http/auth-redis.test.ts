@@ -19,7 +19,7 @@ import { parseHtml } from "../support/html";
 import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
-import { answerThingsApi } from "../support/oidc-app";
+import { answerThingsApi, countRefreshes, THING } from "../support/oidc-app";
 import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
 import { signInScripted, startSuiteWithScriptedProvider } from "../support/oidc-scripted-provider";
 import { startRedis, type Redis } from "../support/redis";
@@ -34,16 +34,6 @@ import {
 } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
-const THING = {
-  id: "1",
-  name: "Anchor",
-  quantity: 1,
-  colour: "red",
-  featured: false,
-  notes: "",
-  version: 1,
-};
-
 const answerThing = (_req: http.IncomingMessage, res: http.ServerResponse) =>
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(THING));
 
@@ -54,11 +44,9 @@ function getSessionId(browser: Browser, url: string) {
 }
 
 const createAdminClient = (url: string) => createClient({ url });
+type AdminClient = ReturnType<typeof createAdminClient>;
 
-async function withRedisClient<T>(
-  url: string,
-  task: (client: ReturnType<typeof createAdminClient>) => Promise<T>,
-) {
+async function withRedisClient<T>(url: string, task: (client: AdminClient) => Promise<T>) {
   const client = createAdminClient(url);
   await client.connect();
   try {
@@ -147,12 +135,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       expect(await visitorName(stale, `${balancer.url}/things/1/edit`)).toBeNull();
 
     const second = browser.jar(balancer.url).get("session")!;
-    const signOut = await browser.fetch(`${balancer.url}/auth/sign-out`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: balancer.url },
-      body: "",
-    });
-    expect(signOut.status).toBe(303);
+    expect((await browser.post(`${balancer.url}/auth/sign-out`)).status).toBe(303);
     const kept = new Browser();
     kept.jar(balancer.url).set("session", second);
     for (let i = 0; i < 2; i++)
@@ -214,15 +197,14 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     const browser = new Browser();
     await signInThroughProvider(browser, balancer.url, "ada");
     expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
-    const admin = createClient({ url: redis.url });
-    await admin.connect();
-    await admin.sendCommand([
-      "EVAL",
-      'for i = 1, 20000 do redis.call("SET", "k" .. i, i) end',
-      "0",
-    ]);
-    await admin.sendCommand(["SAVE"]);
-    admin.destroy();
+    await withRedisClient(redis.url, async (admin) => {
+      await admin.sendCommand([
+        "EVAL",
+        'for i = 1, 20000 do redis.call("SET", "k" .. i, i) end',
+        "0",
+      ]);
+      await admin.sendCommand(["SAVE"]);
+    });
 
     await redis.stop();
     // At least five seconds of loading: the page asked at once finds Redis still loading.
@@ -402,14 +384,10 @@ describe("a token refresh whose lock an instance that died still holds", () => {
     await withRedisClient(redis.url, (admin) =>
       admin.set(lock, "a dead instance's", { PX: 2_000 }),
     );
-    const refreshes = suite.provider.tokenRequests.filter(
-      (grant) => grant === "refresh_token",
-    ).length;
+    const refreshes = countRefreshes(suite.provider);
     // The access token has expired; the refresh token is good.
     await sleep(1_000);
     expect(await visitorName(browser, `${suite.app.url}/things/1/feature`)).toBe("Ada");
-    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
-      refreshes + 1,
-    );
+    expect(countRefreshes(suite.provider)).toBe(refreshes + 1);
   });
 });
