@@ -70,6 +70,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
   let balancer: LoadBalancer;
   let instances: RunningServer[] = [];
   let guarded: string;
+  let edit: string;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "session-redis-"));
 
   beforeAll(async () => {
@@ -87,11 +88,10 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       API_BASE_URL: upstream.url,
     };
     instances = await Promise.all([1, 2].map(() => startServer(env, { cwd })));
-    balancer = await startNginx(
-      instances.map((instance) => instance.port),
-      listener,
-    );
+    const ports = instances.map((instance) => instance.port);
+    balancer = await startNginx(ports, listener);
     guarded = `${balancer.url}/things/1/feature`;
+    edit = `${balancer.url}/things/1/edit`;
   }, HANG_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -110,11 +110,9 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     await signInThroughProvider(browser, balancer.url, "ada");
     expect(browser.jar(balancer.url).get("session")).toMatch(/^[\w%]+\.[\w%]+$/);
     const before = instances.map((instance) => getLoggedStatuses(instance).length);
-    for (let i = 0; i < 4; i++)
-      expect(await visitorName(browser, `${balancer.url}/things/1/feature`)).toBe("Ada Lovelace");
+    for (let i = 0; i < 4; i++) expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
     const startedAt = performance.now();
-    for (let i = 0; i < 100; i++)
-      await (await browser.fetch(`${balancer.url}/things/1/edit`)).arrayBuffer();
+    for (let i = 0; i < 100; i++) await (await browser.fetch(edit)).arrayBuffer();
     console.log(
       `signed-in page through nginx, sessions in Redis: ${((performance.now() - startedAt) / 100).toFixed(2)} ms each`,
     );
@@ -131,15 +129,13 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     await signInThroughProvider(browser, balancer.url, "bob");
     const stale = new Browser();
     stale.jar(balancer.url).set("session", first);
-    for (let i = 0; i < 2; i++)
-      expect(await visitorName(stale, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++) expect(await visitorName(stale, edit)).toBeNull();
 
     const second = browser.jar(balancer.url).get("session")!;
     expect((await browser.post(`${balancer.url}/auth/sign-out`)).status).toBe(303);
     const kept = new Browser();
     kept.jar(balancer.url).set("session", second);
-    for (let i = 0; i < 2; i++)
-      expect(await visitorName(kept, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++) expect(await visitorName(kept, edit)).toBeNull();
   });
 
   it.each([
@@ -155,8 +151,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     await withRedisClient(redis.url, async (admin) =>
       admin.set(key, rewrite((await admin.get(key))!)),
     );
-    for (let i = 0; i < 2; i++)
-      expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++) expect(await visitorName(browser, edit)).toBeNull();
     expect((await browser.fetch(guarded)).status).toBe(303);
   });
 
@@ -170,15 +165,14 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       console.log(
         `guarded page with Redis frozen: 503 after ${Math.round(performance.now() - startedAt)} ms`,
       );
-      expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+      expect(await visitorName(browser, edit)).toBeNull();
     } finally {
       redis.resume();
     }
     await redis.stop();
     await expectCataloguePage(await browser.fetch(guarded), "SIGN_IN_UNAVAILABLE");
-    expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
-    const signIn = new Browser();
-    const callback = await signInThroughProvider(signIn, balancer.url, "ada");
+    expect(await visitorName(browser, edit)).toBeNull();
+    const callback = await signInThroughProvider(new Browser(), balancer.url, "ada");
     await expectCataloguePage(callback, "SIGN_IN_UNAVAILABLE");
   });
 
@@ -228,7 +222,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
 
 describe("a freshly started instance with sessions in Redis", () => {
   let redis: Redis;
-  const proxies: DelayingProxy[] = [];
+  let proxy: DelayingProxy | undefined;
   let provider: OpenIdProvider | undefined;
   let fresh: RunningServer | undefined;
 
@@ -241,11 +235,7 @@ describe("a freshly started instance with sessions in Redis", () => {
       if (fresh) expectNoServerErrors(fresh, [503]);
     } finally {
       await fresh?.stop();
-      await Promise.all([
-        ...proxies.map((proxy) => proxy.close()),
-        redis?.stop(),
-        provider?.close(),
-      ]);
+      await Promise.all([proxy?.close(), redis?.stop(), provider?.close()]);
     }
   });
 
@@ -261,8 +251,7 @@ describe("a freshly started instance with sessions in Redis", () => {
     expect((await signInThroughProvider(browser, listener.url, "ada")).status).toBe(303);
     await first.stop();
 
-    const proxy = await startDelayingProxy({ path: redis.socketPath });
-    proxies.push(proxy);
+    proxy = await startDelayingProxy({ path: redis.socketPath });
     proxy.hold();
     const origin = freshListener.url;
     fresh = await startServer(
