@@ -19,7 +19,7 @@ import { parseHtml } from "../support/html";
 import { startDelayingProxy, type DelayingProxy } from "../support/delaying-proxy";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
-import { answerThingsApi } from "../support/oidc-app";
+import { answerThingsApi, countRefreshes, THING } from "../support/oidc-app";
 import { startOpenIdProvider, signInEnv, type OpenIdProvider } from "../support/oidc-provider";
 import { signInScripted, startSuiteWithScriptedProvider } from "../support/oidc-scripted-provider";
 import { startRedis, type Redis } from "../support/redis";
@@ -34,16 +34,6 @@ import {
 } from "../support/server";
 import { startUpstream, type Upstream } from "../support/upstream";
 
-const THING = {
-  id: "1",
-  name: "Anchor",
-  quantity: 1,
-  colour: "red",
-  featured: false,
-  notes: "",
-  version: 1,
-};
-
 const answerThing = (_req: http.IncomingMessage, res: http.ServerResponse) =>
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(THING));
 
@@ -54,11 +44,9 @@ function getSessionId(browser: Browser, url: string) {
 }
 
 const createAdminClient = (url: string) => createClient({ url });
+type AdminClient = ReturnType<typeof createAdminClient>;
 
-async function withRedisClient<T>(
-  url: string,
-  task: (client: ReturnType<typeof createAdminClient>) => Promise<T>,
-) {
+async function withRedisClient<T>(url: string, task: (client: AdminClient) => Promise<T>) {
   const client = createAdminClient(url);
   await client.connect();
   try {
@@ -82,6 +70,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
   let balancer: LoadBalancer;
   let instances: RunningServer[] = [];
   let guarded: string;
+  let edit: string;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "session-redis-"));
 
   beforeAll(async () => {
@@ -99,11 +88,10 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       API_BASE_URL: upstream.url,
     };
     instances = await Promise.all([1, 2].map(() => startServer(env, { cwd })));
-    balancer = await startNginx(
-      instances.map((instance) => instance.port),
-      listener,
-    );
+    const ports = instances.map((instance) => instance.port);
+    balancer = await startNginx(ports, listener);
     guarded = `${balancer.url}/things/1/feature`;
+    edit = `${balancer.url}/things/1/edit`;
   }, HANG_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -122,11 +110,9 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     await signInThroughProvider(browser, balancer.url, "ada");
     expect(browser.jar(balancer.url).get("session")).toMatch(/^[\w%]+\.[\w%]+$/);
     const before = instances.map((instance) => getLoggedStatuses(instance).length);
-    for (let i = 0; i < 4; i++)
-      expect(await visitorName(browser, `${balancer.url}/things/1/feature`)).toBe("Ada Lovelace");
+    for (let i = 0; i < 4; i++) expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
     const startedAt = performance.now();
-    for (let i = 0; i < 100; i++)
-      await (await browser.fetch(`${balancer.url}/things/1/edit`)).arrayBuffer();
+    for (let i = 0; i < 100; i++) await (await browser.fetch(edit)).arrayBuffer();
     console.log(
       `signed-in page through nginx, sessions in Redis: ${((performance.now() - startedAt) / 100).toFixed(2)} ms each`,
     );
@@ -143,20 +129,13 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     await signInThroughProvider(browser, balancer.url, "bob");
     const stale = new Browser();
     stale.jar(balancer.url).set("session", first);
-    for (let i = 0; i < 2; i++)
-      expect(await visitorName(stale, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++) expect(await visitorName(stale, edit)).toBeNull();
 
     const second = browser.jar(balancer.url).get("session")!;
-    const signOut = await browser.fetch(`${balancer.url}/auth/sign-out`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: balancer.url },
-      body: "",
-    });
-    expect(signOut.status).toBe(303);
+    expect((await browser.post(`${balancer.url}/auth/sign-out`)).status).toBe(303);
     const kept = new Browser();
     kept.jar(balancer.url).set("session", second);
-    for (let i = 0; i < 2; i++)
-      expect(await visitorName(kept, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++) expect(await visitorName(kept, edit)).toBeNull();
   });
 
   it.each([
@@ -172,8 +151,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     await withRedisClient(redis.url, async (admin) =>
       admin.set(key, rewrite((await admin.get(key))!)),
     );
-    for (let i = 0; i < 2; i++)
-      expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+    for (let i = 0; i < 2; i++) expect(await visitorName(browser, edit)).toBeNull();
     expect((await browser.fetch(guarded)).status).toBe(303);
   });
 
@@ -187,15 +165,14 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
       console.log(
         `guarded page with Redis frozen: 503 after ${Math.round(performance.now() - startedAt)} ms`,
       );
-      expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
+      expect(await visitorName(browser, edit)).toBeNull();
     } finally {
       redis.resume();
     }
     await redis.stop();
     await expectCataloguePage(await browser.fetch(guarded), "SIGN_IN_UNAVAILABLE");
-    expect(await visitorName(browser, `${balancer.url}/things/1/edit`)).toBeNull();
-    const signIn = new Browser();
-    const callback = await signInThroughProvider(signIn, balancer.url, "ada");
+    expect(await visitorName(browser, edit)).toBeNull();
+    const callback = await signInThroughProvider(new Browser(), balancer.url, "ada");
     await expectCataloguePage(callback, "SIGN_IN_UNAVAILABLE");
   });
 
@@ -214,15 +191,14 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
     const browser = new Browser();
     await signInThroughProvider(browser, balancer.url, "ada");
     expect(await visitorName(browser, guarded)).toBe("Ada Lovelace");
-    const admin = createClient({ url: redis.url });
-    await admin.connect();
-    await admin.sendCommand([
-      "EVAL",
-      'for i = 1, 20000 do redis.call("SET", "k" .. i, i) end',
-      "0",
-    ]);
-    await admin.sendCommand(["SAVE"]);
-    admin.destroy();
+    await withRedisClient(redis.url, async (admin) => {
+      await admin.sendCommand([
+        "EVAL",
+        'for i = 1, 20000 do redis.call("SET", "k" .. i, i) end',
+        "0",
+      ]);
+      await admin.sendCommand(["SAVE"]);
+    });
 
     await redis.stop();
     // At least five seconds of loading: the page asked at once finds Redis still loading.
@@ -246,7 +222,7 @@ describe("sessions in Redis, shared by two instances behind a load balancer", ()
 
 describe("a freshly started instance with sessions in Redis", () => {
   let redis: Redis;
-  const proxies: DelayingProxy[] = [];
+  let proxy: DelayingProxy | undefined;
   let provider: OpenIdProvider | undefined;
   let fresh: RunningServer | undefined;
 
@@ -259,11 +235,7 @@ describe("a freshly started instance with sessions in Redis", () => {
       if (fresh) expectNoServerErrors(fresh, [503]);
     } finally {
       await fresh?.stop();
-      await Promise.all([
-        ...proxies.map((proxy) => proxy.close()),
-        redis?.stop(),
-        provider?.close(),
-      ]);
+      await Promise.all([proxy?.close(), redis?.stop(), provider?.close()]);
     }
   });
 
@@ -279,8 +251,7 @@ describe("a freshly started instance with sessions in Redis", () => {
     expect((await signInThroughProvider(browser, listener.url, "ada")).status).toBe(303);
     await first.stop();
 
-    const proxy = await startDelayingProxy({ path: redis.socketPath });
-    proxies.push(proxy);
+    proxy = await startDelayingProxy({ path: redis.socketPath });
     proxy.hold();
     const origin = freshListener.url;
     fresh = await startServer(
@@ -402,14 +373,10 @@ describe("a token refresh whose lock an instance that died still holds", () => {
     await withRedisClient(redis.url, (admin) =>
       admin.set(lock, "a dead instance's", { PX: 2_000 }),
     );
-    const refreshes = suite.provider.tokenRequests.filter(
-      (grant) => grant === "refresh_token",
-    ).length;
+    const refreshes = countRefreshes(suite.provider);
     // The access token has expired; the refresh token is good.
     await sleep(1_000);
     expect(await visitorName(browser, `${suite.app.url}/things/1/feature`)).toBe("Ada");
-    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
-      refreshes + 1,
-    );
+    expect(countRefreshes(suite.provider)).toBe(refreshes + 1);
   });
 });

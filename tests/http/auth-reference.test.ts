@@ -1,26 +1,22 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
-import { Browser, signInThroughProvider } from "../support/oidc-browser";
-import { answerThingsApi, bearer, startSuiteSignInApp } from "../support/oidc-app";
+import { Browser, SESSION_CLEARED, signInThroughProvider } from "../support/oidc-browser";
+import { answerThingsApi, bearer, countRefreshes, startSuiteSignInApp } from "../support/oidc-app";
 import { expectCataloguePage } from "../support/reference-app";
 
-const post = (browser: Browser, url: string) =>
-  browser.fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(url).origin },
-    body: "",
-  });
+const SIGN_IN_FOR_FEATURE = "/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature";
 
 describe("the reference feature's guarded write", () => {
   const suite = startSuiteSignInApp({ referenceApp: true });
+  const feature = () => `${suite.app.url}/things/1/feature`;
 
   it("sends a signed-out visitor to sign in and back to the page they asked for", async () => {
     suite.upstream.handle(answerThingsApi(bearer));
     const browser = new Browser();
-    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    const page = await browser.fetch(feature());
     expect(page.status).toBe(303);
-    expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
+    expect(page.headers.get("location")).toBe(SIGN_IN_FOR_FEATURE);
     const callback = await signInThroughProvider(
       browser,
       suite.app.url,
@@ -28,30 +24,21 @@ describe("the reference feature's guarded write", () => {
       "/things/1/feature",
     );
     expect(callback.headers.get("location")).toBe("/things/1/feature");
-    const guarded = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    const guarded = await browser.fetch(feature());
     expect(guarded.status).toBe(200);
     expect(parseHtml(await guarded.text()).querySelector("h1")?.textContent).toBe("Feature Anchor");
   });
 
   it("answers a signed-out write 401 with the catalogue page", async () => {
-    await expectCataloguePage(
-      await post(new Browser(), `${suite.app.url}/things/1/feature`),
-      "SIGN_IN_REQUIRED",
-    );
+    await expectCataloguePage(await new Browser().post(feature()), "SIGN_IN_REQUIRED");
   });
 
   it("answers 403 to a visitor without the role, for the page and the write", async () => {
     suite.upstream.handle(answerThingsApi(bearer));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "bob");
-    await expectCataloguePage(
-      await browser.fetch(`${suite.app.url}/things/1/feature`),
-      "FORBIDDEN",
-    );
-    await expectCataloguePage(
-      await post(browser, `${suite.app.url}/things/1/feature`),
-      "FORBIDDEN",
-    );
+    await expectCataloguePage(await browser.fetch(feature()), "FORBIDDEN");
+    await expectCataloguePage(await browser.post(feature()), "FORBIDDEN");
     expect(suite.upstream.received.filter((request) => request.method === "PUT")).toEqual([]);
   });
 
@@ -59,12 +46,12 @@ describe("the reference feature's guarded write", () => {
     suite.upstream.handle(answerThingsApi(bearer));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
-    const written = await post(browser, `${suite.app.url}/things/1/feature`);
+    const written = await browser.post(feature());
     expect(written.status).toBe(303);
     expect(written.headers.get("location")).toBe("/things/1");
     const put = suite.upstream.received.find((request) => request.method === "PUT");
     expect(bearer(put?.headers.authorization)).toBe(true);
-    await browser.fetch(`${suite.app.url}/things/1/feature`);
+    await browser.fetch(feature());
     const read = suite.upstream.received.find((request) => request.method === "GET");
     expect(read?.headers.authorization).toBeUndefined();
   });
@@ -76,35 +63,26 @@ describe("the reference feature's guarded write", () => {
     );
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
-    const refreshesBefore = suite.provider.tokenRequests.filter(
-      (grant) => grant === "refresh_token",
-    ).length;
-    expect((await post(browser, `${suite.app.url}/things/1/feature`)).status).toBe(303);
+    const refreshesBefore = countRefreshes(suite.provider);
+    expect((await browser.post(feature())).status).toBe(303);
     expect(seen).toHaveLength(2);
     expect(seen[1]).not.toBe(seen[0]);
-    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
-      refreshesBefore + 1,
-    );
+    expect(countRefreshes(suite.provider)).toBe(refreshesBefore + 1);
 
-    // The refreshed tokens are the session's on the server: the next call carries them, the cookie unchanged.
+    // The refreshed tokens are kept server-side: the next call carries them, the cookie unchanged.
     const cookieAfterWrite = browser.jar(suite.app.url).get("session");
-    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(200);
+    expect((await browser.fetch(feature())).status).toBe(200);
     expect(browser.jar(suite.app.url).get("session")).toBe(cookieAfterWrite);
-    expect((await post(browser, `${suite.app.url}/things/1/feature`)).status).toBe(303);
+    expect((await browser.post(feature())).status).toBe(303);
     expect(seen).toEqual([seen[0], seen[1], seen[1]]);
-    expect(suite.provider.tokenRequests.filter((grant) => grant === "refresh_token")).toHaveLength(
-      refreshesBefore + 1,
-    );
+    expect(countRefreshes(suite.provider)).toBe(refreshesBefore + 1);
   });
 
   it("asks the visitor to sign in again when the API refuses the fresh token too", async () => {
     suite.upstream.handle(answerThingsApi(() => false));
     const browser = new Browser();
     await signInThroughProvider(browser, suite.app.url, "ada");
-    await expectCataloguePage(
-      await post(browser, `${suite.app.url}/things/1/feature`),
-      "SIGN_IN_REQUIRED",
-    );
+    await expectCataloguePage(await browser.post(feature()), "SIGN_IN_REQUIRED");
     expect(suite.upstream.received.filter((request) => request.method === "PUT")).toHaveLength(2);
   });
 });
@@ -116,10 +94,9 @@ describe("access tokens near their expiry", () => {
     provider: { accessTokenSeconds: ACCESS_TOKEN_SECONDS },
   });
 
+  const feature = () => `${suite.app.url}/things/1/feature`;
+  const refreshCount = () => countRefreshes(suite.provider);
   beforeAll(() => suite.upstream.handle(answerThingsApi(bearer)));
-
-  const refreshCount = () =>
-    suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
 
   it("are refreshed before they expire, once for requests arriving together", async () => {
     const browser = new Browser();
@@ -127,12 +104,10 @@ describe("access tokens near their expiry", () => {
     const before = refreshCount();
     // Within the last quarter of the token's life.
     await sleep(ACCESS_TOKEN_SECONDS * 800);
-    const pages = await Promise.all(
-      [1, 2, 3].map(() => browser.fetch(`${suite.app.url}/things/1/feature`)),
-    );
+    const pages = await Promise.all([1, 2, 3].map(() => browser.fetch(feature())));
     expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
     expect(refreshCount()).toBe(before + 1);
-    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(200);
+    expect((await browser.fetch(feature())).status).toBe(200);
     expect(refreshCount()).toBe(before + 1);
   });
 
@@ -143,14 +118,12 @@ describe("access tokens near their expiry", () => {
     suite.provider.accounts.delete("cy");
     // Due for a refresh, which the provider refuses, though the token has not expired yet.
     await sleep(ACCESS_TOKEN_SECONDS * 800);
-    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    const page = await browser.fetch(feature());
     expect(page.status).toBe(303);
-    expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
-    expect(page.headers.getSetCookie()).toContain(
-      "session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax",
-    );
+    expect(page.headers.get("location")).toBe(SIGN_IN_FOR_FEATURE);
+    expect(page.headers.getSetCookie()).toContain(SESSION_CLEARED);
     const refreshes = refreshCount();
-    expect((await browser.fetch(`${suite.app.url}/things/1/feature`)).status).toBe(303);
+    expect((await browser.fetch(feature())).status).toBe(303);
     expect(refreshCount()).toBe(refreshes);
   });
 });

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseHtml } from "../support/html";
-import { answerThingsApi } from "../support/oidc-app";
+import { answerThingsApi, countRefreshes } from "../support/oidc-app";
 import { Browser } from "../support/oidc-browser";
 import {
   HUGE_ANSWER_BYTES,
@@ -103,9 +103,7 @@ describe("a hostile or failing provider never signs anyone in and never answers 
     const browser = new Browser();
     const callback = await signIn(browser, suite.app);
     await expectCataloguePage(callback, code);
-    expect(callback.headers.getSetCookie().some((cookie) => cookie.startsWith("session="))).toBe(
-      false,
-    );
+    expect(callback.headers.getSetCookie().some((c) => c.startsWith("session="))).toBe(false);
     expect(browser.jar(suite.app.url).get("session")).toBeUndefined();
   });
 });
@@ -173,26 +171,19 @@ describe("tokens that could not be sent in a header", () => {
   });
 });
 
-const postFeature = (browser: Browser, suite: ScriptedSuite) =>
-  browser.fetch(`${suite.app.url}/things/1/feature`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: suite.app.url },
-    body: "",
-  });
-
-const countRefreshes = (suite: ScriptedSuite) =>
-  suite.provider.tokenRequests.filter((grant) => grant === "refresh_token").length;
-
 describe("token refreshes", () => {
   const suite = startSuiteWithScriptedProvider({
     referenceApp: true,
     env: { OIDC_TIMEOUT_MS: "1000" },
     expectedStatuses: [502, 503],
   });
+  const feature = () => `${suite.app.url}/things/1/feature`;
+  const postFeature = (browser: Browser) => browser.post(feature());
+  const refreshCount = () => countRefreshes(suite.provider);
 
   // Who the guarded page shows, or null when it sends the visitor to sign in.
   const getGuardedVisitor = async (browser: Browser) => {
-    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    const page = await browser.fetch(feature());
     if (page.status === 303) return null;
     expect(page.status).toBe(200);
     return parseHtml(await page.text()).querySelector("header form.visitor span")?.textContent;
@@ -217,9 +208,9 @@ describe("token refreshes", () => {
     const browser = await signInAs("alice", "Alice");
     const copy = browser.jar(suite.app.url).get("session")!;
     suite.provider.subject = { sub: "eve", name: "Eve", roles: ["editor", "admin"] };
-    const refreshes = countRefreshes(suite);
-    await expectCataloguePage(await postFeature(browser, suite), "SIGN_IN_REQUIRED");
-    expect(countRefreshes(suite)).toBe(refreshes + 1);
+    const refreshes = refreshCount();
+    await expectCataloguePage(await postFeature(browser), "SIGN_IN_REQUIRED");
+    expect(refreshCount()).toBe(refreshes + 1);
     expect(await getGuardedVisitor(browser)).toBeNull();
     const replayed = new Browser();
     replayed.jar(suite.app.url).set("session", copy);
@@ -233,7 +224,7 @@ describe("token refreshes", () => {
     suite.provider.subject = { sub: "eve", name: "Eve", roles: ["editor", "admin"] };
     // Due once less than a quarter of its second remains; waiting longer only makes it more so.
     await sleep(1_000);
-    const page = await browser.fetch(`${suite.app.url}/things/1/feature`);
+    const page = await browser.fetch(feature());
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/auth/sign-in?redirectTo=%2Fthings%2F1%2Ffeature");
     expect(await getGuardedVisitor(browser)).toBeNull();
@@ -245,7 +236,7 @@ describe("token refreshes", () => {
     suite.upstream.handle(answerThingsApi((authorization) => (sent.push(authorization), false)));
     const browser = await signInAs("carol", "Carol");
     suite.provider.accessToken = "token\r\nX-Injected: 1";
-    await expectCataloguePage(await postFeature(browser, suite), "SIGN_IN_REQUIRED");
+    await expectCataloguePage(await postFeature(browser), "SIGN_IN_REQUIRED");
     expect(sent).toEqual(["Bearer carol-first-token"]);
     expect(await getGuardedVisitor(browser)).toBeNull();
   });
@@ -254,16 +245,11 @@ describe("token refreshes", () => {
     suite.upstream.handle(answerThingsApi(() => true));
     const browser = await signInAs("erin", "Erin", 1);
     suite.provider.answer = "hang";
-    const refreshes = countRefreshes(suite);
+    const refreshes = refreshCount();
     // Due once less than a quarter of its second remains; waiting longer only makes it more so.
     await sleep(1_000);
-    const signOut = await browser.fetch(`${suite.app.url}/auth/sign-out`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: suite.app.url },
-      body: "",
-    });
-    expect(signOut.status).toBe(303);
-    expect(countRefreshes(suite)).toBe(refreshes);
+    expect((await browser.post(`${suite.app.url}/auth/sign-out`)).status).toBe(303);
+    expect(refreshCount()).toBe(refreshes);
     expect(await getGuardedVisitor(browser)).toBeNull();
   });
 
@@ -276,15 +262,15 @@ describe("token refreshes", () => {
       const browser = await signInAs("dave", "Dave");
       suite.provider.answer = failure;
       suite.provider.accessToken = "dave-second-token";
-      const refreshes = countRefreshes(suite);
-      await expectCataloguePage(await postFeature(browser, suite), "SIGN_IN_REQUIRED");
-      expect(countRefreshes(suite)).toBe(refreshes + 1);
+      const refreshes = refreshCount();
+      await expectCataloguePage(await postFeature(browser), "SIGN_IN_REQUIRED");
+      expect(refreshCount()).toBe(refreshes + 1);
       // The token is still valid: the visitor stays signed in.
       expect(await getGuardedVisitor(browser)).toBe("Dave");
       suite.provider.answer = "valid";
-      const written = await postFeature(browser, suite);
+      const written = await postFeature(browser);
       expect(written.status).toBe(303);
-      expect(countRefreshes(suite)).toBe(refreshes + 2);
+      expect(refreshCount()).toBe(refreshes + 2);
     },
   );
 });
@@ -294,14 +280,9 @@ describe("a provider that cannot be reached", () => {
 
   beforeAll(async () => {
     const [listener, closedPort] = await Promise.all([reservePort(), getClosedPort()]);
-    app = await startServer(
-      {
-        ORIGIN: listener.url,
-        OIDC_ISSUER: `http://127.0.0.1:${closedPort}`,
-        OIDC_CLIENT_ID: "web-app",
-      },
-      { listener },
-    );
+    const issuer = `http://127.0.0.1:${closedPort}`;
+    const env = { ORIGIN: listener.url, OIDC_ISSUER: issuer, OIDC_CLIENT_ID: "web-app" };
+    app = await startServer(env, { listener });
   });
 
   afterAll(async () => {

@@ -76,7 +76,8 @@ export function startSuiteSignInApp(options: Options = {}) {
   return suite;
 }
 
-const THING = {
+/** The reference feature's one thing, as its API answers it. */
+export const THING = {
   id: "1",
   name: "Anchor",
   quantity: 1,
@@ -110,3 +111,7 @@ export function answerThingsApi(
 /** Whether a request carries a bearer token. */
 export const bearer = (authorization: string | undefined) =>
   /^Bearer [\w.~+/-]+=*$/.test(authorization ?? "");
+
+/** How many refresh-token grants the provider has been asked for so far. */
+export const countRefreshes = (provider: { tokenRequests: string[] }) =>
+  provider.tokenRequests.filter((grant) => grant === "refresh_token").length;

@@ -30,6 +30,9 @@ export class CookieJar {
   }
 }
 
+/** The Set-Cookie header that ends a session in the browser. */
+export const SESSION_CLEARED = "session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax";
+
 /** A browser without JavaScript: a cookie jar per site, redirects followed by hand. */
 export class Browser {
   private readonly jars = new Map<string, CookieJar>();
@@ -69,6 +72,15 @@ export class Browser {
     throw new Error(`too many redirects from ${url}`);
   }
 
+  /** Posts an empty form to `url` from a page of its own site (a sign-out, a guarded write). */
+  post(url: string) {
+    return this.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(url).origin },
+      body: "",
+    });
+  }
+
   /** Posts a page's form with `fields` (a whole-document submission) and returns the answer. */
   async submit(pageUrl: string, html: string, fields: Record<string, string>, selector = "form") {
     const form = parseHtml(html).querySelector<HTMLFormElement>(selector);
@@ -77,13 +89,11 @@ export class Browser {
     for (const input of form!.querySelectorAll<HTMLInputElement>("input[name]"))
       body.set(input.name, input.value);
     for (const [name, value] of Object.entries(fields)) body.set(name, value);
-    const action = new URL(form!.getAttribute("action") ?? pageUrl, pageUrl).href;
-    const origin = new URL(pageUrl).origin;
-    return this.fetch(action, {
+    return this.fetch(new URL(form!.getAttribute("action") ?? pageUrl, pageUrl).href, {
       method: "POST",
       headers: {
         "content-type": "application/x-www-form-urlencoded",
-        origin,
+        origin: new URL(pageUrl).origin,
         "sec-fetch-site": "same-origin",
       },
       body,
@@ -101,23 +111,19 @@ export async function reachCallback(
   login: string,
   redirectTo = "/",
 ) {
+  const atApp = (url: string) => url.startsWith(`${appUrl}/`);
   const start = await browser.fetch(
     `${appUrl}/auth/sign-in?${new URLSearchParams({ redirectTo })}`,
   );
   expect(start.status).toBe(303);
-  const loginPage = await browser.follow(start.headers.get("location")!, (url) =>
-    url.startsWith(`${appUrl}/`),
-  );
+  const loginPage = await browser.follow(start.headers.get("location")!, atApp);
   expect(loginPage.response?.status, "the provider's login page").toBe(200);
   const posted = await browser.submit(loginPage.url, await loginPage.response!.text(), {
     login,
     password: "any",
   });
-  const back = await browser.follow(
-    new URL(posted.headers.get("location")!, loginPage.url).href,
-    (url) => url.startsWith(`${appUrl}/`),
-  );
-  return back.url;
+  const back = new URL(posted.headers.get("location")!, loginPage.url).href;
+  return (await browser.follow(back, atApp)).url;
 }
 
 /** The whole round trip: `reachCallback`, then the app's answer to the callback. */

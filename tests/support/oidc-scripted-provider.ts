@@ -12,21 +12,13 @@ import {
 } from "./server";
 import { startUpstream, type Upstream } from "./upstream";
 
-/** How the token endpoint answers: a valid ID token, or one thing wrong with it or with the answer. */
-export type TokenAnswer =
-  | "valid"
-  | "bad-signature"
-  | "wrong-issuer"
-  | "wrong-audience"
-  | "expired"
-  | "wrong-nonce"
-  | "hang"
-  | "stall"
-  | "error-500"
-  | "garbage"
-  | "huge";
+type BadIdToken = "bad-signature" | "wrong-issuer" | "wrong-audience" | "expired" | "wrong-nonce";
 
-/** How discovery answers: the document, one far larger (its length declared or not), or one that stalls. */
+/** How the token endpoint answers: a valid ID token, or one thing wrong with it or the answer. */
+export type TokenAnswer =
+  "valid" | BadIdToken | "hang" | "stall" | "error-500" | "garbage" | "huge";
+
+/** How discovery answers: the document, one far larger (its length declared or not), or a stall. */
 export type DiscoveryAnswer = "valid" | "huge" | "huge-declared" | "stall";
 
 /** The size of a huge answer, streamed a block at a time as the app reads it. */
@@ -51,10 +43,10 @@ export type ScriptedProvider = {
   close: () => Promise<void>;
 };
 
-const base64url = (value: string | Buffer) => Buffer.from(value).toString("base64url");
+const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
 function signJwt(claims: Record<string, unknown>, key: KeyObject) {
-  const input = `${base64url(JSON.stringify({ alg: "RS256", kid: "published" }))}.${base64url(JSON.stringify(claims))}`;
+  const input = `${encode({ alg: "RS256", kid: "published" })}.${encode(claims)}`;
   return `${input}.${createSign("RSA-SHA256").update(input).sign(key, "base64url")}`;
 }
 
@@ -102,10 +94,8 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
       const code = crypto.randomUUID();
       nonces.set(code, url.searchParams.get("nonce") ?? "");
       const back = new URL(url.searchParams.get("redirect_uri")!);
-      back.search = new URLSearchParams({
-        code,
-        state: url.searchParams.get("state") ?? "",
-      }).toString();
+      const state = url.searchParams.get("state") ?? "";
+      back.search = new URLSearchParams({ code, state }).toString();
       return res.writeHead(303, { location: back.href }).end();
     }
     if (url.pathname !== "/token") return json(404, { error: "not_found" });
@@ -115,19 +105,14 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
     const grantType = form.get("grant_type") ?? "";
     scripted.tokenRequests.push(grantType);
     const now = Math.floor(Date.now() / 1000);
+    const nonce =
+      scripted.answer === "wrong-nonce" ? "another-nonce" : nonces.get(form.get("code") ?? "");
     const claims = {
       iss: scripted.answer === "wrong-issuer" ? "https://other.example" : issuer,
       aud: scripted.answer === "wrong-audience" ? "another-client" : clientId,
       ...scripted.subject,
       // A refreshed ID token carries no nonce (OpenID Connect Core 12.2).
-      ...(grantType === "authorization_code"
-        ? {
-            nonce:
-              scripted.answer === "wrong-nonce"
-                ? "another-nonce"
-                : nonces.get(form.get("code") ?? ""),
-          }
-        : {}),
+      ...(grantType === "authorization_code" && { nonce }),
       iat: scripted.answer === "expired" ? now - 7_200 : now,
       exp: scripted.answer === "expired" ? now - 3_600 : now + 300,
     };

@@ -75,13 +75,8 @@ export async function startRedis({ dir }: { dir?: string } = {}): Promise<Redis>
     args.push("--save", "", "--appendonly", "no");
     if (dir) args.push("--dir", dir);
     // Loading answers other clients only between chunks of this many bytes.
-    if (keyLoadDelayUs)
-      args.push(
-        "--key-load-delay",
-        String(keyLoadDelayUs),
-        "--loading-process-events-interval-bytes",
-        "1024",
-      );
+    const slowLoad = ["--key-load-delay", String(keyLoadDelayUs)];
+    if (keyLoadDelayUs) args.push(...slowLoad, "--loading-process-events-interval-bytes", "1024");
     output = "";
     child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
     const collect = (chunk: Buffer) => void (output += chunk);
