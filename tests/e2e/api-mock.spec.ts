@@ -1,22 +1,12 @@
-import { startMockedServer, type MockedServer } from "../support/api-mock";
-import { HANG_TIMEOUT_MS } from "../support/hang";
-import { test as base, expect, markWindow } from "./fixtures";
+import { startMockedServer } from "../support/api-mock";
+import { expect, markWindow, testOnServer } from "./fixtures";
 
-// The reference feature as `npm run dev` serves it with no API running (server/dev.ts): every
-// call answered by the API mock from the feature's contract, an answer picked on its page.
-const test = base.extend<object, { mocked: MockedServer }>({
-  mocked: [
-    async ({}, use) => {
-      const server = await startMockedServer();
-      await use(server);
-      await server.stop();
-    },
-    { scope: "worker", timeout: HANG_TIMEOUT_MS },
-  ],
-  baseURL: async ({ mocked }, use) => {
-    await use(mocked.url);
-  },
-});
+// The reference feature as `npm run dev` serves it with no API running (server/dev.ts): the API
+// mock answers every call from the feature's contract, or as picked on its page.
+const test = testOnServer(
+  () => startMockedServer(),
+  (mocked) => mocked.url,
+);
 
 const NOTICE = "The API is a mock answering from its contract.";
 
@@ -53,8 +43,7 @@ test("with “422, Name taken” picked, the API's message shows beside the name
   await page.getByRole("button", { name: "Add thing" }).click();
 
   await expect(field("Name")).toHaveAttribute("aria-invalid", "true");
-  await expect(field("Name")).toHaveAccessibleDescription(
-    "Up to 60 characters. Another thing already has this name. Choose a different name.",
-  );
+  const taken = "Another thing already has this name. Choose a different name.";
+  await expect(field("Name")).toHaveAccessibleDescription(`Up to 60 characters. ${taken}`);
   await expect(field("Quantity")).toHaveValue("3");
 });

@@ -1,29 +1,28 @@
-import { HANG_TIMEOUT_MS } from "../support/hang";
-import { answerThingsApi, startSignInApp, type SignInApp } from "../support/oidc-app";
+import { answerThingsApi, startSignInApp } from "../support/oidc-app";
 import type { Page } from "@playwright/test";
-import { test as base, expect, navigateInApp } from "./fixtures";
+import { expect, navigateInApp, testOnServer } from "./fixtures";
 
 // The reference app with sign-in through a real OpenID provider; its dev login pages are forms.
-const test = base.extend<object, { signInApp: SignInApp }>({
-  signInApp: [
-    async ({}, use) => {
-      const signInApp = await startSignInApp({ referenceApp: true });
-      signInApp.upstream.handle(answerThingsApi(() => true));
-      await use(signInApp);
-      await signInApp.stop();
-    },
-    { scope: "worker", timeout: HANG_TIMEOUT_MS },
-  ],
-  baseURL: async ({ signInApp }, use) => {
-    await use(signInApp.app.url);
-  },
-});
+async function startApp() {
+  const signInApp = await startSignInApp({ referenceApp: true });
+  signInApp.upstream.handle(answerThingsApi(() => true));
+  return signInApp;
+}
+const test = testOnServer(startApp, (signInApp) => signInApp.app.url);
 
 /** Signs `login` in on the provider's dev login page, where a sign-in has taken the visitor. */
 async function signInAtProvider(page: Page, login: string) {
   await page.getByPlaceholder("Enter any login").fill(login);
   await page.getByPlaceholder("and password").fill("any");
   await page.getByRole("button", { name: "Sign-in" }).click();
+}
+
+const signInLink = (page: Page) => page.locator("header").getByRole("link", { name: "Sign in" });
+
+async function signOut(page: Page, baseURL?: string) {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Yes, sign me out" }).click();
+  await expect(page).toHaveURL(`${baseURL}/`);
 }
 
 test("a visitor signs in, sees their name, makes a guarded write and signs out", async ({
@@ -40,18 +39,16 @@ test("a visitor signs in, sees their name, makes a guarded write and signs out",
   await expect(page).toHaveURL(`${baseURL}/things/1`);
   await expect(page.getByRole("status")).toContainText("Anchor is now featured.");
 
-  await page.getByRole("button", { name: "Sign out" }).click();
-  await page.getByRole("button", { name: "Yes, sign me out" }).click();
-  await expect(page).toHaveURL(`${baseURL}/`);
+  await signOut(page, baseURL);
   await page.goto("/things");
-  await expect(page.locator("header").getByRole("link", { name: "Sign in" })).toBeVisible();
+  await expect(signInLink(page)).toBeVisible();
   const cookies = await page.context().cookies(baseURL);
   expect(cookies.map((cookie) => cookie.name)).not.toContain("session");
 });
 
 test("a visitor without the role is refused with the 403 page", async ({ page }) => {
   await page.goto("/things");
-  await page.locator("header").getByRole("link", { name: "Sign in" }).click();
+  await signInLink(page).click();
   await signInAtProvider(page, "bob");
   await expect(page.locator("header")).toContainText("Bob Visitor");
   await page.goto("/things/1/feature");
@@ -64,12 +61,9 @@ test("a signed-out visitor navigating to a guarded page signs in and lands on it
   javaScriptEnabled,
 }) => {
   await page.goto("/things");
-  // A client-side navigation where JavaScript runs (the loader's redirect comes as data), a page load where not.
-  if (javaScriptEnabled) {
-    await navigateInApp(page, "/things/1/feature");
-  } else {
-    await page.goto("/things/1/feature");
-  }
+  // A client-side navigation where JavaScript runs (the loader's redirect comes as data).
+  if (javaScriptEnabled) await navigateInApp(page, "/things/1/feature");
+  else await page.goto("/things/1/feature");
   await signInAtProvider(page, "ada");
   await expect(page).toHaveURL(`${baseURL}/things/1/feature`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Feature Anchor");
@@ -77,20 +71,18 @@ test("a signed-out visitor navigating to a guarded page signs in and lands on it
 
 test("after signing out, Back shows no signed-in page", async ({ page, baseURL }) => {
   await page.goto("/things");
-  await page.locator("header").getByRole("link", { name: "Sign in" }).click();
+  await signInLink(page).click();
   await signInAtProvider(page, "ada");
   await page.goto("/things/1");
   await expect(page.locator("header")).toContainText("Ada Lovelace");
   const entries = () => page.evaluate(() => history.length);
   const signedInEntry = await entries();
-  await page.getByRole("button", { name: "Sign out" }).click();
-  await page.getByRole("button", { name: "Yes, sign me out" }).click();
-  await expect(page).toHaveURL(`${baseURL}/`);
+  await signOut(page, baseURL);
   // Back over the provider's sign-out pages in one step, as a long press on Back does: stepping
   // one by one races the provider's redirects and the page's own router.
   const steps = (await entries()) - signedInEntry;
   await page.evaluate((delta) => history.go(-delta), steps);
   await expect(page).toHaveURL(`${baseURL}/things/1`);
-  await expect(page.locator("header").getByRole("link", { name: "Sign in" })).toBeVisible();
+  await expect(signInLink(page)).toBeVisible();
   await expect(page.locator("body")).not.toContainText("Ada Lovelace");
 });

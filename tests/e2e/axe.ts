@@ -3,9 +3,8 @@ import type { Page, TestInfo } from "@playwright/test";
 import { expect } from "./fixtures";
 
 /**
- * axe runs as script, so accessibility tests keep JavaScript on in both projects; in the
- * "javascript-disabled" one this blocks the app's own scripts instead, which leaves the
- * server-rendered page exactly as a browser without JavaScript has it.
+ * axe runs as script, so accessibility tests keep JavaScript on; in "javascript-disabled" this
+ * blocks the app's scripts: the server-rendered page as a browser without JavaScript has it.
  */
 export async function blockAppScriptsWithoutJavaScript(page: Page, testInfo: TestInfo) {
   if (testInfo.project.name === "javascript-disabled") {

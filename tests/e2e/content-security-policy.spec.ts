@@ -12,9 +12,8 @@ async function watchViolations(page: Page) {
   );
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
-      const report = (window as unknown as { reportViolation: (d: string) => void })
-        .reportViolation;
-      report(`${event.violatedDirective} blocked ${event.blockedURI}`);
+      const { reportViolation } = window as unknown as { reportViolation: (d: string) => void };
+      reportViolation(`${event.violatedDirective} blocked ${event.blockedURI}`);
     });
   });
   return violations;
@@ -79,9 +78,8 @@ for (const [name, path, status] of [
       await page.getByRole("banner").getByRole("link").click();
       await expect(page).toHaveURL(/\/$/);
       await page.waitForLoadState("networkidle");
-      expect(
-        await page.evaluate(() => typeof (window as { __remixContext?: unknown }).__remixContext),
-      ).toBe("object");
+      const remixContext = () => typeof (window as { __remixContext?: unknown }).__remixContext;
+      expect(await page.evaluate(remixContext)).toBe("object");
       expect(violations).toEqual([]);
     }
     expect(consoleErrors.filter((error) => !/status of 404/.test(error))).toEqual([]);

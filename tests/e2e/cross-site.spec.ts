@@ -18,8 +18,6 @@ test("a form on another site that posts here gets the 403 page", async ({ page, 
   ]);
   expect(response.status()).toBe(403);
   await expect(page.getByRole("heading", { level: 1, name: "Request refused" })).toBeVisible();
-  await expect(page.getByRole("link", { name: "Go to the home page" })).toHaveAttribute(
-    "href",
-    "/",
-  );
+  const home = page.getByRole("link", { name: "Go to the home page" });
+  await expect(home).toHaveAttribute("href", "/");
 });

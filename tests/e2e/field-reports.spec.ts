@@ -1,24 +1,14 @@
 import type { Page } from "@playwright/test";
-import { HANG_TIMEOUT_MS } from "../support/hang";
 import { scrapeMetrics, total } from "../support/metrics";
 import { startSignInApp, type SignInApp } from "../support/oidc-app";
 import { getLogLines } from "../support/server";
-import { test as base, expect, JAVASCRIPT_ONLY, waitForHydration } from "./fixtures";
+import { expect, JAVASCRIPT_ONLY, testOnServer, waitForHydration } from "./fixtures";
 
 // What visitors' browsers report from the field, on a server with sign-in and metrics on.
-const test = base.extend<object, { reportsApp: SignInApp }>({
-  reportsApp: [
-    async ({}, use) => {
-      const reportsApp = await startSignInApp({ env: { METRICS_PORT: "0" } });
-      await use(reportsApp);
-      await reportsApp.stop();
-    },
-    { scope: "worker", timeout: HANG_TIMEOUT_MS },
-  ],
-  baseURL: async ({ reportsApp }, use) => {
-    await use(reportsApp.app.url);
-  },
-});
+const test = testOnServer(
+  () => startSignInApp({ env: { METRICS_PORT: "0" } }),
+  (reportsApp) => reportsApp.app.url,
+);
 
 const count = async (app: SignInApp, name: string, labels: Record<string, string>) =>
   total(await scrapeMetrics(app.app), name, labels);
@@ -34,7 +24,7 @@ function switchTabs(page: Page) {
 test(
   "switching tabs sends one beacon of the page's web vitals, counted under its route",
   JAVASCRIPT_ONLY,
-  async ({ page, reportsApp }) => {
+  async ({ page, server: reportsApp }) => {
     const beacons: string[] = [];
     page.on("request", (request) => {
       if (request.url().endsWith("/__reports/vitals")) beacons.push(request.postData() ?? "");
@@ -44,25 +34,17 @@ test(
     await page.goto("/");
     await waitForHydration(page);
     // The library comes in a chunk of its own once the page has hydrated, then measures.
-    await expect
-      .poll(() => page.evaluate(() => performance.getEntriesByType("paint").length > 0))
-      .toBe(true);
-    await expect
-      .poll(() =>
-        page.evaluate(() =>
-          performance
-            .getEntriesByType("resource")
-            .some((entry) => entry.name.includes("web-vitals")),
-        ),
-      )
-      .toBe(true);
+    const painted = () => performance.getEntriesByType("paint").length > 0;
+    await expect.poll(() => page.evaluate(painted)).toBe(true);
+    const loaded = () =>
+      performance.getEntriesByType("resource").some(({ name }) => name.includes("web-vitals"));
+    await expect.poll(() => page.evaluate(loaded)).toBe(true);
     await page.waitForLoadState("networkidle");
     await switchTabs(page);
     await expect.poll(() => beacons).toHaveLength(1);
-    expect(new URLSearchParams(beacons[0]).get("route")).toBe(route.route);
-    expect([...new URLSearchParams(beacons[0]).keys()]).toEqual(
-      expect.arrayContaining(["TTFB", "FCP"]),
-    );
+    const beacon = new URLSearchParams(beacons[0]);
+    expect(beacon.get("route")).toBe(route.route);
+    expect([...beacon.keys()]).toEqual(expect.arrayContaining(["TTFB", "FCP"]));
     await expect
       .poll(() => count(reportsApp, "web_vitals_ttfb_seconds_count", route))
       .toBe(before + 1);
@@ -74,7 +56,7 @@ test(
 test(
   "an inline script blocked on the sign-in callback page is counted, and logged without its code",
   JAVASCRIPT_ONLY,
-  async ({ page, reportsApp, baseURL }) => {
+  async ({ page, server: reportsApp, baseURL }) => {
     // An inline script injected into the page as it arrives, as a hostile extension or proxy would.
     await page.route("**/auth/callback?*", async (route) => {
       const response = await route.fetch();
@@ -84,8 +66,8 @@ test(
       );
       await route.fulfill({ response, body });
     });
-    // Chromium queues the report for its `report-to` endpoint; its headless shell never uploads one to
-    // a plain-http origin, so the test sends what it queued as Chromium's uploader would.
+    // Chromium's headless shell queues the report for `report-to` but never uploads to plain http,
+    // so the test sends what it queued as Chromium's uploader would.
     const devTools = await page.context().newCDPSession(page);
     const queued: { initiatorUrl: string; type: string; body: Record<string, unknown> }[] = [];
     devTools.on("Network.reportingApiReportAdded", ({ report }) => queued.push(report));
@@ -96,27 +78,18 @@ test(
     await page.goto("/auth/callback?code=chromium-callback-code&state=s");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sign-in expired");
     expect(await page.evaluate(() => "injected" in window)).toBe(false);
-    await expect
-      .poll(() => queued.filter((report) => report.type === "csp-violation"))
-      .toHaveLength(1);
-    const report = queued.find((queuedReport) => queuedReport.type === "csp-violation")!;
+    const violations = () => queued.filter((report) => report.type === "csp-violation");
+    await expect.poll(violations).toHaveLength(1);
+    const report = violations()[0]!;
     expect(report.body).toMatchObject({
       effectiveDirective: "script-src-elem",
       blockedURL: "inline",
     });
-    const upload = [
-      {
-        type: report.type,
-        age: 0,
-        url: report.initiatorUrl,
-        user_agent: "Chromium",
-        body: report.body,
-      },
-    ];
+    const { type, initiatorUrl: url, body } = report;
     const response = await fetch(`${baseURL}/__reports/csp`, {
       method: "POST",
       headers: { "content-type": "application/reports+json", origin: baseURL! },
-      body: JSON.stringify(upload),
+      body: JSON.stringify([{ type, age: 0, url, user_agent: "Chromium", body }]),
     });
     expect(response.status).toBe(204);
     expect(await count(reportsApp, "csp_violations_total", labels)).toBe(before + 1);

@@ -1,13 +1,10 @@
 import { test as base, expect, type Page } from "@playwright/test";
 import { APP_NAME } from "../../app/lib/constants";
+import { HANG_TIMEOUT_MS } from "../support/hang";
 
-type Fixtures = {
-  /** Console errors and uncaught page errors seen so far on `page`. */
-  consoleErrors: string[];
-};
-
-export const test = base.extend<Fixtures>({
-  // E2E_CPU_SLOWDOWN=N runs the page's scripts N times slower, as on a busy machine or a slow phone.
+/** `consoleErrors`: console errors and uncaught page errors seen so far on `page`. */
+export const test = base.extend<{ consoleErrors: string[] }>({
+  // E2E_CPU_SLOWDOWN=N runs the page's scripts N times slower, as on a busy machine or slow phone.
   page: async ({ page }, use) => {
     const slowdown = Number(process.env.E2E_CPU_SLOWDOWN ?? 1);
     if (slowdown > 1) {
@@ -32,18 +29,35 @@ export const test = base.extend<Fixtures>({
 
 export { expect };
 
-/** Tags a test that only means something with JavaScript: the javascript-disabled project leaves it out. */
+/** `test` with pages on the worker's own `server`, started by `start`, at `url(server)`. */
+export function testOnServer<S extends { stop: () => Promise<unknown> }>(
+  start: () => Promise<S>,
+  url: (server: S) => string,
+) {
+  return test.extend<object, { server: S }>({
+    server: [
+      async ({}, use) => {
+        const server = await start();
+        await use(server);
+        await server.stop();
+      },
+      { scope: "worker", timeout: HANG_TIMEOUT_MS },
+    ],
+    baseURL: async ({ server }, use) => {
+      await use(url(server));
+    },
+  });
+}
+
+/** Tags a test that means something only with JavaScript: the no-JavaScript project skips it. */
 export const JAVASCRIPT_ONLY = { tag: "@javascript-only" };
 
-/**
- * Waits until React has hydrated the page, which can come well after its load event: the route
- * announcer is rendered by the browser only, after hydration and its effects (route discovery's too).
- */
+/** Waits for hydration, maybe long after load: only the browser renders the route announcer. */
 export async function waitForHydration(page: Page) {
   await page.locator("body > [aria-live]").waitFor({ state: "attached" });
 }
 
-/** Marks the hydrated window so a test can tell a full page load (marker gone) from a client-side update. */
+/** Marks the hydrated window: a full page load drops the mark, a client-side update keeps it. */
 export async function markWindow(page: Page) {
   await waitForHydration(page);
   await page.evaluate(() => Object.assign(window, { untouchedSinceLoad: true }));
@@ -52,11 +66,9 @@ export async function markWindow(page: Page) {
 /** Navigates as useNavigate() does, with the hydrated app's router. */
 export async function navigateInApp(page: Page, to: string) {
   await waitForHydration(page);
+  type Router = { navigate: (to: string) => Promise<void> };
   await page.evaluate(
-    (target) =>
-      (
-        window as unknown as { __remixRouter: { navigate: (to: string) => Promise<void> } }
-      ).__remixRouter.navigate(target),
+    (target) => (window as unknown as { __remixRouter: Router }).__remixRouter.navigate(target),
     to,
   );
 }
@@ -71,10 +83,9 @@ export function getAlerts(page: Page) {
 }
 
 /**
- * What the page shows that no message of its catalogue said, with a pseudo-locale on (every
- * message between ⟦ and ⟧, numbers in full-width digits): its text, its labels and its title,
- * less `data` (what the API sent), the product's name and what is marked as not translated
- * (`translate="no"`, another `lang`). Empty when every word came from the catalogue.
+ * With a pseudo-locale on (messages inside ⟦⟧, full-width digits): the page's text, labels and
+ * title that no message gave, less `data` (from the API), the product's name and what is marked
+ * not translated (`translate="no"`, another `lang`). Empty when every word came from the catalogue.
  */
 export async function getTextOutsideCatalogue(page: Page, data: string[] = []) {
   const shown = await page.evaluate(() => {

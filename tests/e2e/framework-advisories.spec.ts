@@ -1,31 +1,20 @@
-import { HANG_TIMEOUT_MS } from "../support/hang";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { buildReferenceApp } from "../support/reference-app";
-import { projectRoot, startServer, type RunningServer } from "../support/server";
-import { test as base, expect, JAVASCRIPT_ONLY, navigateInApp, waitForHydration } from "./fixtures";
+import { projectRoot, startServer } from "../support/server";
+import { expect, JAVASCRIPT_ONLY, navigateInApp, testOnServer, waitForHydration } from "./fixtures";
 
-// The framework's advisories (docs/security.md, Dependencies) tried against the build, through
-// the reference app's faults/reflected-input route, which hands the visitor's input to the
-// framework where the advisories say an app might. "Elsewhere" stands for the attacker's site.
+// The framework's advisories (docs/security.md) tried through faults/reflected-input, which hands
+// the visitor's input to the framework where they say an app might. "Elsewhere": the attacker.
 
 type Elsewhere = { host: string; visits: string[] };
 
-const test = base.extend<{ elsewhere: Elsewhere }, { referenceApp: RunningServer }>({
-  referenceApp: [
-    async ({}, use) => {
-      const server = await startServer({}, { cwd: await buildReferenceApp() });
-      await use(server);
-      await server.stop();
-    },
-    { scope: "worker", timeout: HANG_TIMEOUT_MS },
-  ],
-  baseURL: async ({ referenceApp }, use) => {
-    await use(referenceApp.url);
-  },
+const referenceApp = async () => startServer({}, { cwd: await buildReferenceApp() });
+const onReferenceApp = testOnServer(referenceApp, (server) => server.url);
+const test = onReferenceApp.extend<{ elsewhere: Elsewhere }>({
   elsewhere: async ({}, use) => {
     const visits: string[] = [];
     const server = http.createServer((req, res) => {
@@ -59,10 +48,7 @@ async function spyOnWebSocket(page: Page) {
     page.evaluate(() => (window as unknown as { openedWebSockets: unknown[] }).openedWebSockets);
 }
 
-/**
- * Whether `href` is a path of this site as a browser reads it (tabs, CRs and LFs dropped): one
- * leading slash, no backslash a browser would read as one.
- */
+/** Whether a browser reads `href` (less tabs, CRs, LFs) as a path here: one slash, no backslash. */
 function isSitePath(href: string | null) {
   const path = (href ?? "").replace(/[\t\n\r]/g, "");
   return /^\/[^/\\]/.test(path) && !path.includes("\\");
@@ -90,11 +76,9 @@ test(
         .filter((file) => file.endsWith(".js"))
         .map((file) => readFileSync(path.join(folder, file), "utf8"));
       // react-router-dom's own copy comes with createBrowserRouter's hydration, absent here.
-      expect(scripts.filter((script) => script.includes("__staticRouterHydrationData"))).toEqual(
-        [],
-      );
+      expect(scripts.filter((code) => code.includes("__staticRouterHydrationData"))).toEqual([]);
       const lookups = scripts.flatMap(
-        (script) => script.match(/.{120}window\[\w+\.__subType\]/g) ?? [],
+        (code) => code.match(/.{120}window\[\w+\.__subType\]/g) ?? [],
       );
       expect(lookups).toHaveLength(1);
       expect(lookups[0]).toContain('"URIError"].includes(');

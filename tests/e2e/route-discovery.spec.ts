@@ -2,11 +2,9 @@ import type { Page } from "@playwright/test";
 import { expect, isSameWindow, markWindow, navigateInApp, test } from "./things-fixture";
 
 /**
- * A page that grows a long list of links: with JavaScript, Remix asks the server for the routes
- * of every link it has not seen yet, in one request (route discovery, `/__manifest`), as long as
- * that stays under its URL limit. The edge counts the paths by their shape, so the request of a
- * page this long is answered. The links lead to edit pages, a route the list page has not
- * discovered.
+ * Adds links to edit pages, a route the list has not discovered: with JavaScript, Remix asks for
+ * the routes of all new links in one `/__manifest` request (under its URL limit), which the edge
+ * must answer however long, as it counts the paths by their shape.
  */
 async function addEditLinks(page: Page, count: number) {
   await page.evaluate((count) => {
@@ -32,16 +30,6 @@ function recordDiscovery(page: Page) {
   return answers;
 }
 
-/**
- * Follows a link as a <Link> would: the added anchors are plain ones, which load a document when
- * clicked, so with JavaScript the router is asked directly.
- */
-async function followEditLink(page: Page, javaScriptEnabled: boolean) {
-  if (!javaScriptEnabled)
-    return page.getByRole("link", { name: "Edit thing 7", exact: true }).click();
-  await navigateInApp(page, "/things/7/edit");
-}
-
 test("a page of 250 links has their routes found in one request, and following one stays in the page", async ({
   page,
   javaScriptEnabled,
@@ -54,10 +42,12 @@ test("a page of 250 links has their routes found in one request, and following o
     // The page's own links join the same request when its first discovery is late (a busy machine).
     await expect.poll(() => answers.some(({ paths }) => paths >= 250)).toBe(true);
   }
-  await followEditLink(page, javaScriptEnabled);
+  // Followed as a <Link> would: the added anchors are plain ones, which load a document.
+  if (javaScriptEnabled) await navigateInApp(page, "/things/7/edit");
+  else await page.getByRole("link", { name: "Edit thing 7", exact: true }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Edit Granite");
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
-  // Nothing the browser asked for was refused; without JavaScript there is no route discovery at all.
+  // Nothing asked for was refused; without JavaScript there is no route discovery at all.
   expect(answers.every(({ status }) => status === 200)).toBe(true);
   if (!javaScriptEnabled) expect(answers).toEqual([]);
 });

@@ -1,9 +1,6 @@
 import type { Page } from "@playwright/test";
 
-/**
- * Posts the header's theme form with a value no button offers, as a native submission (no
- * fetcher), so the browser lands on the 400 page whether or not the app's scripts run.
- */
+/** Posts the header's theme form natively with a value no button offers: the 400 page, always. */
 export async function postTamperedTheme(page: Page, value = "purple") {
   await page.evaluate((theme) => {
     const form = document.querySelector<HTMLFormElement>("form.theme-control")!;

@@ -4,6 +4,8 @@ import { postTamperedTheme } from "./theme-form";
 
 const themeControl = (page: Page) => page.getByRole("banner").getByRole("group", { name: "Theme" });
 const root = (page: Page) => page.locator("html");
+const refusal = "Choose System, Light or Dark.";
+const darkButton = (page: Page) => themeControl(page).getByRole("button", { name: "Dark" });
 
 test("changes the theme from the home page; it survives reloads and the flash shows once", async ({
   page,
@@ -14,14 +16,11 @@ test("changes the theme from the home page; it survives reloads and the flash sh
   await expect(root(page)).toHaveAttribute("data-theme", "system");
   if (javaScriptEnabled) await markWindow(page);
 
-  await themeControl(page).getByRole("button", { name: "Dark" }).click();
+  await darkButton(page).click();
 
   await expect(root(page)).toHaveAttribute("data-theme", "dark");
   await expect(page.getByRole("status")).toHaveText("Theme set to Dark.");
-  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute(
-    "aria-pressed",
-    "true",
-  );
+  await expect(darkButton(page)).toHaveAttribute("aria-pressed", "true");
   await expect(page).toHaveURL(/\/$/);
   // With JavaScript the page switches in place; without it, the post comes back as a new page.
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
@@ -29,10 +28,7 @@ test("changes the theme from the home page; it survives reloads and the flash sh
   await page.reload();
   await expect(root(page)).toHaveAttribute("data-theme", "dark");
   await expect(page.getByText("Theme set to Dark.")).toHaveCount(0);
-  await expect(themeControl(page).getByRole("button", { name: "Dark" })).toHaveAttribute(
-    "aria-pressed",
-    "true",
-  );
+  await expect(darkButton(page)).toHaveAttribute("aria-pressed", "true");
   expect(consoleErrors).toEqual([]);
 });
 
@@ -55,7 +51,7 @@ test("changes the theme from the 404 page and stays on it", async ({ page }) => 
 
 test("the flash message is gone after the next navigation", async ({ page }) => {
   await page.goto("/no/such/page");
-  await themeControl(page).getByRole("button", { name: "Dark" }).click();
+  await darkButton(page).click();
   await expect(page.getByRole("status")).toHaveText("Theme set to Dark.");
 
   await page.getByRole("main").getByRole("link", { name: "Go to the home page" }).click();
@@ -71,16 +67,13 @@ test("a tampered theme value is refused with the form and the error", async ({
   javaScriptEnabled,
 }) => {
   await page.goto("/");
-  const dark = themeControl(page).getByRole("button", { name: "Dark" });
-  await dark.evaluate((button) => button.setAttribute("value", "purple"));
-  await dark.click();
+  await darkButton(page).evaluate((button) => button.setAttribute("value", "purple"));
+  await darkButton(page).click();
 
   if (javaScriptEnabled) {
     // The header's fetcher shows the server's answer beside the control, on the same page.
-    await expect(page.getByRole("banner").getByRole("alert")).toHaveText(
-      "Choose System, Light or Dark.",
-    );
-    await expect(themeControl(page)).toHaveAccessibleDescription("Choose System, Light or Dark.");
+    await expect(page.getByRole("banner").getByRole("alert")).toHaveText(refusal);
+    await expect(themeControl(page)).toHaveAccessibleDescription(refusal);
     await expect(page).toHaveURL(/\/$/);
   } else {
     await expect(page).toHaveURL(/\/preferences\/theme$/);
@@ -88,7 +81,7 @@ test("a tampered theme value is refused with the form and the error", async ({
     const summary = getAlerts(page);
     await expect(summary).toContainText("Check your answers");
     await expect(summary).toBeFocused();
-    await expect(summary.getByRole("link")).toHaveText("Choose System, Light or Dark.");
+    await expect(summary.getByRole("link")).toHaveText(refusal);
     const system = page.getByRole("main").getByRole("radio", { name: "System" });
     await expect(system).toHaveAttribute("aria-invalid", "true");
     await expect(system).toHaveAccessibleDescription(/Choose System, Light or Dark\./);
@@ -102,7 +95,7 @@ test("the 400 page's form sets the theme and returns to the page the visitor cam
   await page.goto("/somewhere");
   await postTamperedTheme(page);
   await expect(page).toHaveURL(/\/preferences\/theme$/);
-  await expect(getAlerts(page)).toContainText("Choose System, Light or Dark.");
+  await expect(getAlerts(page)).toContainText(refusal);
 
   await page.getByRole("main").getByRole("radio", { name: "Dark" }).check();
   await page.getByRole("button", { name: "Save theme" }).click();

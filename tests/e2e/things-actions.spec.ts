@@ -60,14 +60,12 @@ test("a status change checks no comment being typed, and keeps it, refused or do
 
   await expect(getAlerts(page)).toHaveCount(1);
   await expect(getAlerts(page).getByRole("heading")).toHaveText("Nothing was changed");
-  await expect(thing(page).getByRole("alert")).toContainText(
-    "Someone else changed this thing meanwhile, so your change was not saved.",
-  );
+  const refusal = "Someone else changed this thing meanwhile, so your change was not saved.";
+  await expect(thing(page).getByRole("alert")).toContainText(refusal);
   await expect(getAlerts(page)).toBeFocused();
   await expect(status(page)).toHaveText("Archived");
-  await expect(page.getByRole("list", { name: "Things" }).getByRole("listitem").nth(2)).toHaveText(
-    "Cedar (Archived)",
-  );
+  const listed = page.getByRole("list", { name: "Things" }).getByRole("listitem");
+  await expect(listed.nth(2)).toHaveText("Cedar (Archived)");
   await expect(comment(page)).toHaveValue("Half a thought");
 
   await page.click("button:text('Restore Cedar')");
@@ -92,12 +90,9 @@ test("only the button that posted is pending; the API's 403 is on the form", asy
   const archiving = page.click("button:text('Archive Cedar')");
   await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
-    await expect(thing(page).getByRole("button", { name: "Archive…" })).toHaveAttribute(
-      "aria-disabled",
-      "true",
-    );
-    const add = thing(page).getByRole("button", { name: "Add comment" });
-    await expect(add).not.toHaveAttribute("aria-disabled");
+    const button = (name: string) => thing(page).getByRole("button", { name });
+    await expect(button("Archive…")).toHaveAttribute("aria-disabled", "true");
+    await expect(button("Add comment")).not.toHaveAttribute("aria-disabled");
   }
   held.release();
   await archiving;

@@ -25,10 +25,9 @@ test("adding a thing: an invalid value and a click show the errors, valid values
     "Enter the quantity as a whole number, like 12.",
     "Choose a colour.",
   ]);
-  await expect(field(page, "Name")).toHaveAttribute("aria-invalid", "true");
-  await expect(field(page, "Name")).toHaveAccessibleDescription(
-    "Up to 60 characters. Enter a name.",
-  );
+  const name = field(page, "Name");
+  await expect(name).toHaveAttribute("aria-invalid", "true");
+  await expect(name).toHaveAccessibleDescription("Up to 60 characters. Enter a name.");
   await expect(field(page, "Quantity")).toHaveValue("a dozen");
   expect(upstream.received.filter((request) => request.method === "POST")).toEqual([]);
 
@@ -158,16 +157,14 @@ test("a form on its way says so on its button; a failed write shows the catalogu
 }) => {
   const held = holdAnswer(things, /^PATCH \/things\/3$/, (_req, res) => sendJson(res, 503, {}));
   await page.goto("/things/3/edit");
-  const saving = page.click("button:text('Save changes')");
+  const posting = page.click("button:text('Save changes')");
   await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
-    await expect(page.getByRole("button", { name: "Saving…" })).toHaveAttribute(
-      "aria-disabled",
-      "true",
-    );
+    const saving = page.getByRole("button", { name: "Saving…" });
+    await expect(saving).toHaveAttribute("aria-disabled", "true");
   }
   held.release();
-  await saving;
+  await posting;
   await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
   await expect(page.getByRole("banner")).toBeVisible();
 });

@@ -1,6 +1,7 @@
 import { expect, getAlerts, getTextOutsideCatalogue, test } from "./things-fixture";
 
 const COMMENTS = ["Smells of pine.", "Needs oiling.", "Keep dry."];
+const PAGES = ["/things", "/things/1", "/things/1/edit", "/things/stock", "/things?q=zz"];
 
 for (const [locale, dir] of [
   ["en-XA", "ltr"],
@@ -17,13 +18,7 @@ for (const [locale, dir] of [
       const check = async (what: string) =>
         expect(await getTextOutsideCatalogue(page, [...data, "Oiled in May."]), what).toEqual([]);
 
-      for (const path of [
-        "/things",
-        "/things/1",
-        "/things/1/edit",
-        "/things/stock",
-        "/things?q=zz",
-      ]) {
+      for (const path of PAGES) {
         await page.goto(path);
         await expect(page.locator("html")).toHaveAttribute("dir", dir);
         await check(path);
@@ -55,11 +50,7 @@ for (const [locale, column] of [
     test("a thing's comments are counted in the language's own forms", async ({ page, things }) => {
       const amber = things.things.get("1")!;
       for (const row of plurals) {
-        const count = row[0];
-        const comments = Array.from({ length: count }, (_, i) => ({
-          id: String(i),
-          text: `c${i}`,
-        }));
+        const comments = Array.from({ length: row[0] }, (_, i) => ({ id: `${i}`, text: `c${i}` }));
         things.things.set("1", { ...amber, comments });
         await page.goto("/things/1");
         await expect(page.getByRole("heading", { level: 3 })).toHaveText(row[column]);

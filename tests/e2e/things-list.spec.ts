@@ -1,5 +1,16 @@
 import { sendJson } from "../support/upstream";
+import type { Page } from "@playwright/test";
 import { expect, listedThings, isSameWindow, markWindow, test } from "./things-fixture";
+
+const searchbox = (page: Page) => page.getByRole("searchbox", { name: "Search things by name" });
+
+async function search(page: Page, text: string) {
+  await searchbox(page).fill(text);
+  await page.getByRole("button", { name: "Search" }).click();
+}
+
+const statusLink = (page: Page, name: string) =>
+  page.getByRole("navigation", { name: "Status" }).getByRole("link", { name });
 
 test("lists things, searches and pages through them, with the address as the state", async ({
   page,
@@ -16,8 +27,7 @@ test("lists things, searches and pages through them, with the address as the sta
   await expect(pages).toContainText("Page 2 of 3");
   await expect(listedThings(page)).toHaveText(["Fern", "Granite", "Harbour", "Iris", "Juniper"]);
 
-  await page.getByRole("searchbox", { name: "Search things by name" }).fill("e");
-  await page.getByRole("button", { name: "Search" }).click();
+  await search(page, "e");
   await expect(page).toHaveURL(/\/things\?q=e$/);
   await expect(pages).toContainText("Page 1 of 2");
   await expect(listedThings(page)).toHaveText(["Amber", "Cedar", "Dune", "Ember", "Fern"]);
@@ -25,10 +35,9 @@ test("lists things, searches and pages through them, with the address as the sta
   await pages.getByRole("link", { name: "Next page" }).click();
   await expect(page).toHaveURL(/\/things\?q=e&page=2$/);
   await expect(listedThings(page)).toHaveText(["Granite", "Juniper"]);
-  await expect(page.getByRole("searchbox", { name: "Search things by name" })).toHaveValue("e");
+  await expect(searchbox(page)).toHaveValue("e");
 
-  await page.getByRole("searchbox", { name: "Search things by name" }).fill("nothing like it");
-  await page.getByRole("button", { name: "Search" }).click();
+  await search(page, "nothing like it");
   await expect(page.getByText("No things match “nothing like it”.")).toBeVisible();
   // With JavaScript it all happened in one page; without, each step was a page load.
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
@@ -47,10 +56,8 @@ test("opens a thing beside the list, which keeps its search and page", async ({
   await expect(details).toContainText("Quantity60");
   await expect(details).toContainText("ColourRed");
   await expect(details).toContainText("FeaturedYes");
-  await expect(page.getByRole("link", { name: "Granite", exact: true })).toHaveAttribute(
-    "aria-current",
-    "page",
-  );
+  const granite = page.getByRole("link", { name: "Granite", exact: true });
+  await expect(granite).toHaveAttribute("aria-current", "page");
   await expect(listedThings(page)).toHaveText(["Granite", "Juniper"]);
   await expect(page).toHaveTitle(/^Granite · /);
   expect(await isSameWindow(page)).toBe(javaScriptEnabled);
@@ -63,22 +70,15 @@ test("filters by status from the address; a search keeps the filter, a bad page 
   things.things.set("7", { ...things.things.get("7")!, status: "archived" });
   await page.goto("/things?page=0");
   await expect(page.getByRole("navigation", { name: "Pages" })).toContainText("Page 1 of 3");
-  await page
-    .getByRole("navigation", { name: "Status" })
-    .getByRole("link", { name: "Archived" })
-    .click();
+  await statusLink(page, "Archived").click();
 
   await expect(page).toHaveURL(/\/things\?status=archived$/);
   await expect(listedThings(page)).toHaveText(["Birch", "Granite"]);
-  await page.getByRole("searchbox", { name: "Search things by name" }).fill("gran");
-  await page.getByRole("button", { name: "Search" }).click();
+  await search(page, "gran");
   await expect(page).toHaveURL(/\/things\?q=gran&status=archived$/);
   await expect(listedThings(page)).toHaveText(["Granite"]);
 
-  await page
-    .getByRole("navigation", { name: "Status" })
-    .getByRole("link", { name: "Any status" })
-    .click();
+  await statusLink(page, "Any status").click();
   await expect(page).toHaveURL(/\/things\?q=gran$/);
   await expect(page.getByRole("list", { name: "Things" })).toHaveText("Granite (Archived)");
 });
@@ -99,11 +99,8 @@ test("shows each failure of the API as the catalogue's page, inside the layout",
   await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
   await expect(listedThings(page)).toHaveCount(5);
 
-  things.intercept(
-    /^GET \/things\?/,
-    (_req, res) => sendJson(res, 200, { items: "not a list" }),
-    1,
-  );
+  const notAList = { items: "not a list" };
+  things.intercept(/^GET \/things\?/, (_req, res) => sendJson(res, 200, notAList), 1);
   response = await page.goto("/things");
   expect(response?.status()).toBe(502);
   await expect(page.getByRole("heading", { level: 1, name: "Service error" })).toBeVisible();

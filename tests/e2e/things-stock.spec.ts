@@ -57,12 +57,9 @@ test("the API's 422 shows beside its row; Remove checks nothing typed in the row
   await page.goto("/things/stock");
   await quantity(page, "Birch").fill("5");
   await page.click("button:text('Update Birch')");
-  await expect(row(page, "Birch").getByRole("alert")).toContainText(
-    "An archived thing cannot be in stock. Remove it instead.",
-  );
-  await expect(quantity(page, "Birch")).toHaveAccessibleDescription(
-    "An archived thing cannot be in stock. Remove it instead.",
-  );
+  const refusal = "An archived thing cannot be in stock. Remove it instead.";
+  await expect(row(page, "Birch").getByRole("alert")).toContainText(refusal);
+  await expect(quantity(page, "Birch")).toHaveAccessibleDescription(refusal);
   await expect(getAlerts(page)).toHaveCount(1);
 
   await quantity(page, "Birch").fill("not a number");
@@ -82,10 +79,8 @@ test("only the button that posted says it is pending, on its own row", async ({
   const updating = page.click("button:text('Update Dune')");
   await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
-    await expect(row(page, "Dune").getByRole("button", { name: "Updating…" })).toHaveAttribute(
-      "aria-disabled",
-      "true",
-    );
+    const pending = row(page, "Dune").getByRole("button", { name: "Updating…" });
+    await expect(pending).toHaveAttribute("aria-disabled", "true");
     for (const name of ["Update Cedar", "Update Ember"]) {
       await expect(page.getByRole("button", { name })).not.toHaveAttribute("aria-disabled");
     }
@@ -111,7 +106,8 @@ test("a 409 shows on its row with the latest stock, or above the list if the row
   await expect(page.getByRole("status").first()).toHaveText("Dune now has 35.");
   expect(things.things.get("4")).toMatchObject({ quantity: 35, version: 3 });
 
-  await page.getByLabel("Note", { exact: true }).fill("Counted twice.");
+  const note = page.getByLabel("Note", { exact: true });
+  await note.fill("Counted twice.");
   // Someone else takes Cedar out of stock meanwhile.
   things.things.set("3", { ...things.things.get("3")!, quantity: 0, version: 2 });
   await quantity(page, "Cedar").fill("7");
@@ -123,10 +119,10 @@ test("a 409 shows on its row with the latest stock, or above the list if the row
   await expect(getAlerts(page)).toBeFocused();
   await expect(row(page, "Cedar")).toHaveCount(0);
 
-  await page.getByLabel("Note", { exact: true }).fill("Counted twice.");
+  await note.fill("Counted twice.");
   await page.click("button:text('Finish the stock check')");
   await expect(getAlerts(page)).toContainText("Birch is archived but still in stock.");
-  await expect(page.getByLabel("Note", { exact: true })).toHaveValue("Counted twice.");
+  await expect(note).toHaveValue("Counted twice.");
 
   await remove(page, "Birch");
   await expect(row(page, "Birch")).toHaveCount(0);

@@ -7,22 +7,15 @@ import { test as base, expect } from "./fixtures";
 type WorkerFixtures = {
   /** What the worker's server runs: the app's own build (`npm run build`), or the fixture app. */
   build: "app" | "reference-app";
-  /** The worker's production server and the scripted API its `API_BASE_URL` points at. */
   serverWithUpstream: { server: RunningServer; upstream: Upstream };
 };
 
-type TestFixtures = {
-  /** The worker's scripted API; each test says how it answers (until then, 500 to everything). */
-  upstream: Upstream;
-};
-
 /**
- * Browser tests for pages that make calls: each worker gets its own scripted API and a production
- * server wired to it, and pages open on that server (`page.goto("/things")`). A spec only
- * imports this `test`; nothing in the global setup changes. After each test, the server must
- * have logged nothing at error level.
+ * Browser tests for pages that make calls: each worker gets a production server wired to its own
+ * scripted API (`upstream`: 500 to everything until a test says how it answers). After each
+ * test, the server must have logged nothing at error level.
  */
-export const test = base.extend<TestFixtures, WorkerFixtures>({
+export const test = base.extend<{ upstream: Upstream }, WorkerFixtures>({
   build: ["app", { scope: "worker", option: true }],
   serverWithUpstream: [
     async ({ build }, use) => {
@@ -44,12 +37,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const logStart = server.output().length;
       upstream.handle((_req, res) => res.writeHead(500).end());
       await use(upstream);
-      const errors = server
-        .output()
-        .slice(logStart)
-        .split("\n")
-        .filter((line) => /"level":(50|60)/.test(line));
-      expect(errors).toEqual([]);
+      const lines = server.output().slice(logStart).split("\n");
+      expect(lines.filter((line) => /"level":(50|60)/.test(line))).toEqual([]);
     },
     { auto: true },
   ],
