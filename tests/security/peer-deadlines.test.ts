@@ -11,7 +11,7 @@ import { expectCataloguePage } from "../support/reference-app";
 import { startUpstream, type Upstream } from "../support/upstream";
 
 // Each peer's deadline holds until its answer has been read whole, while the server collects its
-// garbage every few milliseconds: a deadline that only a weak reference kept would go with it,
+// garbage every 100 ms: a deadline that only a weak reference kept would go with it,
 // and the visitor would wait for ever (Node 20's AbortSignal.timeout once did: run on both Nodes).
 
 const collectGarbage = new URL("../support/collect-garbage.js", import.meta.url).href;
