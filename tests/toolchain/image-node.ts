@@ -29,11 +29,7 @@ function fetchPackage(name: string, version: string, onFetch: (what: string) => 
     const output = execFileSync(
       "npm",
       ["pack", `${name}@${version}`, "--pack-destination", work, "--silent"],
-      {
-        cwd: work,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      { cwd: work, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
     const tarball = output.trim().split("\n").at(-1)!;
     execFileSync("tar", ["-xzf", path.join(work, tarball), "-C", work]);

@@ -146,13 +146,8 @@ async function runAll(slots: number) {
     if (next >= 0 && running.size < slots) {
       const [step] = waiting.splice(next, 1) as [Step];
       if (step.needsBuild && !built) {
-        results.push({
-          name: step.name,
-          ok: false,
-          seconds: 0,
-          cpuSeconds: 0,
-          log: "not run: the build failed",
-        });
+        const log = "not run: the build failed";
+        results.push({ name: step.name, ok: false, seconds: 0, cpuSeconds: 0, log });
         continue;
       }
       const run = runStep(step).then((ok) => {
