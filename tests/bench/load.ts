@@ -69,24 +69,16 @@ export function load(services: Service[], series: Series, seconds: number, conne
 }
 
 /** How the home page goes over the wire for one series: its encoding, size and framing. */
-export function describeAnswer(service: Service, series: Series): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http.get(
-      `${service.url}/`,
-      { headers: { ...series.headers, ...service.headers } },
-      (response) => {
-        let bytes = 0;
-        response.on("data", (chunk: Buffer) => (bytes += chunk.length));
-        response.on("end", () => {
-          const { "content-encoding": encoding = "identity", "content-length": length } =
-            response.headers;
-          const framing = length ? "length" : "chunked";
-          resolve(`${response.statusCode} ${encoding} ${(bytes / 1024).toFixed(1)} KB ${framing}`);
-        });
-        response.on("error", reject);
-      },
-    );
-  });
+export async function describeAnswer(service: Service, series: Series): Promise<string> {
+  const headers = { ...series.headers, ...service.headers };
+  const response = await new Promise<http.IncomingMessage>((resolve) =>
+    http.get(`${service.url}/`, { headers }, resolve),
+  );
+  let bytes = 0;
+  for await (const chunk of response) bytes += (chunk as Buffer).length;
+  const { "content-encoding": encoding = "identity", "content-length": length } = response.headers;
+  const framing = length ? "length" : "chunked";
+  return `${response.statusCode} ${encoding} ${(bytes / 1024).toFixed(1)} KB ${framing}`;
 }
 
 /** POST the theme form as a browser without JavaScript does, follow the 303, GET the page. */

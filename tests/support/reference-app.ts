@@ -112,11 +112,8 @@ function hashSources() {
     if (statSync(file).isDirectory()) {
       for (const name of readdirSync(file).sort()) visit(path.join(file, name));
     } else {
-      hash
-        .update(path.relative(projectRoot, file))
-        .update("\0")
-        .update(readFileSync(file))
-        .update("\0");
+      hash.update(`${path.relative(projectRoot, file)}\0`).update(readFileSync(file));
+      hash.update("\0");
     }
   };
   for (const source of SOURCES) visit(path.join(projectRoot, source));
