@@ -90,11 +90,7 @@ const comparisons: Comparison[] = [
   ...(EXTRA_ENV ? [{ a: "a'", b: "a", what: `with ${EXTRA_ENV} / without` }] : []),
 ];
 
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
+const loadAverage = () => Array.from(os.loadavg(), (l) => l.toFixed(2)).join(" ");
 
 async function main() {
   const cpu = os.cpus();

@@ -8,21 +8,16 @@ import { stripVTControlCharacters } from "node:util";
 import { getImageNode, getMajor, IMAGE_NODE_VERSION } from "./image-node";
 import { ensureSystemPackages } from "./system-packages";
 
+const inSecurity = (...names: string[]) => names.map((name) => `tests/security/${name}.test.ts`);
+
 /**
  * What can differ between Node releases is Node's own code under the server: its HTTP parser and
- * server, URL and header parsing, sockets, zlib, timers and what its garbage collector frees. These files put exactly that under
- * test on this machine's Node; everything runs on the image's.
+ * server, URL and header parsing, sockets, zlib, timers and what its garbage collector frees.
+ * These files put exactly that under test on this machine's Node; everything runs on the image's.
  */
 export const NODE_SENSITIVE_FILES = [
-  "tests/security/client-faults.test.ts",
-  "tests/security/edge.test.ts",
-  "tests/security/headers.test.ts",
-  "tests/security/limits.test.ts",
-  "tests/security/origin.test.ts",
-  "tests/security/peer-deadlines.test.ts",
-  "tests/security/protocol.test.ts",
-  "tests/security/remix-endpoints.test.ts",
-  "tests/security/shutdown.test.ts",
+  ...inSecurity("client-faults", "edge", "headers", "limits", "origin", "peer-deadlines"),
+  ...inSecurity("protocol", "remix-endpoints", "shutdown"),
   "tests/http/foundation.test.ts",
   "tests/http/upstream-faults.test.ts",
 ];
@@ -58,6 +53,12 @@ const machineVersion = process.versions.node;
 const onlyOneNode = getMajor(machineVersion) === getMajor(IMAGE_NODE_VERSION);
 const image = `Node ${IMAGE_NODE_VERSION}`;
 
+const onMachineNode: Step = {
+  name: `HTTP on Node's own code, Node ${machineVersion}`,
+  script: "test:http",
+  args: NODE_SENSITIVE_FILES,
+  needsBuild: true,
+};
 // The most CPU-hungry first, so that the last to end is a short one.
 const steps: Step[] = [
   { name: "build", script: "build" },
@@ -67,16 +68,7 @@ const steps: Step[] = [
   { name: "type check", script: "typecheck" },
   { name: "lint", script: "lint" },
   { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
-  ...(onlyOneNode
-    ? []
-    : [
-        {
-          name: `HTTP on Node's own code, Node ${machineVersion}`,
-          script: "test:http",
-          args: NODE_SENSITIVE_FILES,
-          needsBuild: true,
-        },
-      ]),
+  ...(onlyOneNode ? [] : [onMachineNode]),
   {
     name: `Kubernetes manifests, ${image}`,
     script: "test:kubernetes",
