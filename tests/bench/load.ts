@@ -89,10 +89,7 @@ export async function formRoundTrips(service: Service, count: number) {
     const start = performance.now();
     const post = await postThemeForm(service, i % 2 ? "dark" : "light");
     await post.arrayBuffer();
-    const cookies = post.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; ");
+    const cookies = Array.from(post.headers.getSetCookie(), (c) => c.split(";")[0]).join("; ");
     const location = post.headers.get("location") ?? "/";
     const page = await fetch(new URL(location, service.url), { headers: { cookie: cookies } });
     await page.arrayBuffer();

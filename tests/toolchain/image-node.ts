@@ -47,10 +47,8 @@ const announce = (what: string) =>
 
 /** The image's `node` binary for this machine's platform, fetched on first use. */
 export function getImageNode(onFetch = announce) {
-  return path.join(
-    fetchPackage(`node-${process.platform}-${process.arch}`, IMAGE_NODE_VERSION, onFetch),
-    "bin/node",
-  );
+  const name = `node-${process.platform}-${process.arch}`;
+  return path.join(fetchPackage(name, IMAGE_NODE_VERSION, onFetch), "bin/node");
 }
 
 /** The image's npm (its `npm-cli.js`, run by whichever `node` comes first on PATH), fetched on first use. */

@@ -122,10 +122,8 @@ function runStep({ name, script, args = [], onImageNode }: Step) {
 // `times` prints the shell's own user and system time, then its children's: "0m1.5s 0m0.25s".
 function readChildrenCpuSeconds(times: string) {
   const line = times.trim().split("\n").at(-1) ?? "";
-  const seconds = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map(
-    ([, m, s]) => Number(m) * 60 + Number(s),
-  );
-  return seconds.reduce((sum, value) => sum + value, 0);
+  const spans = [...line.matchAll(/(\d+)m([\d.]+)s/g)];
+  return spans.reduce((sum, [, m, s]) => sum + Number(m) * 60 + Number(s), 0);
 }
 
 /** Runs the steps, at most `slots` at a time, each as soon as a slot is free and its build is done. */
@@ -165,13 +163,12 @@ const wall = (performance.now() - started) / 1000;
 const cpu = results.reduce((sum, result) => sum + result.cpuSeconds, 0);
 console.log(`\n=== npm test: ${(wall / 60).toFixed(1)} min, ${Math.round(cpu)} CPU-s ===`);
 console.log("result   wall s   CPU-s  step");
-for (const { name, ok, seconds, cpuSeconds, log } of results) {
-  const figures = [seconds, cpuSeconds].map((value) => String(Math.round(value)).padStart(6));
-  console.log(`${ok ? "passed" : "FAILED"}  ${figures.join("  ")}  ${name}  (${log})`);
-}
-console.log(
-  `total   ${String(Math.round(wall)).padStart(6)}  ${String(Math.round(cpu)).padStart(6)}`,
-);
+const figure = (value: number) => String(Math.round(value)).padStart(6);
+for (const { name, ok, seconds, cpuSeconds, log } of results)
+  console.log(
+    `${ok ? "passed" : "FAILED"}  ${figure(seconds)}  ${figure(cpuSeconds)}  ${name}  (${log})`,
+  );
+console.log(`total   ${figure(wall)}  ${figure(cpu)}`);
 const failed = results.filter((result) => !result.ok);
 // Printed again last, where a CI page that shows only the end of the output still has them.
 for (const { name, log } of failed)
