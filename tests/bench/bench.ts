@@ -44,13 +44,8 @@ const EXTRA_ENV = (process.env.BENCH_EXTRA_ENV ?? "").trim();
 type Server = Row & { start: () => Promise<Service>; processes: Service[] };
 
 function server(key: string, label: string, start: () => Promise<Service>): Server {
-  return {
-    key,
-    label: `(${key}) ${label}`,
-    start,
-    processes: [],
-    samples: new Map(SERIES.map((s) => [s.name, []])),
-  };
+  const samples = new Map(SERIES.map((s) => [s.name, []]));
+  return { key, label: `(${key}) ${label}`, start, processes: [], samples };
 }
 
 function parseEnv(text: string) {
@@ -90,11 +85,7 @@ const comparisons: Comparison[] = [
   ...(EXTRA_ENV ? [{ a: "a'", b: "a", what: `with ${EXTRA_ENV} / without` }] : []),
 ];
 
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
+const loadAverage = () => Array.from(os.loadavg(), (l) => l.toFixed(2)).join(" ");
 
 async function main() {
   const cpu = os.cpus();

@@ -69,24 +69,16 @@ export function load(services: Service[], series: Series, seconds: number, conne
 }
 
 /** How the home page goes over the wire for one series: its encoding, size and framing. */
-export function describeAnswer(service: Service, series: Series): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http.get(
-      `${service.url}/`,
-      { headers: { ...series.headers, ...service.headers } },
-      (response) => {
-        let bytes = 0;
-        response.on("data", (chunk: Buffer) => (bytes += chunk.length));
-        response.on("end", () => {
-          const { "content-encoding": encoding = "identity", "content-length": length } =
-            response.headers;
-          const framing = length ? "length" : "chunked";
-          resolve(`${response.statusCode} ${encoding} ${(bytes / 1024).toFixed(1)} KB ${framing}`);
-        });
-        response.on("error", reject);
-      },
-    );
-  });
+export async function describeAnswer(service: Service, series: Series): Promise<string> {
+  const headers = { ...series.headers, ...service.headers };
+  const response = await new Promise<http.IncomingMessage>((resolve) =>
+    http.get(`${service.url}/`, { headers }, resolve),
+  );
+  let bytes = 0;
+  for await (const chunk of response) bytes += (chunk as Buffer).length;
+  const { "content-encoding": encoding = "identity", "content-length": length } = response.headers;
+  const framing = length ? "length" : "chunked";
+  return `${response.statusCode} ${encoding} ${(bytes / 1024).toFixed(1)} KB ${framing}`;
 }
 
 /** POST the theme form as a browser without JavaScript does, follow the 303, GET the page. */
@@ -97,10 +89,7 @@ export async function formRoundTrips(service: Service, count: number) {
     const start = performance.now();
     const post = await postThemeForm(service, i % 2 ? "dark" : "light");
     await post.arrayBuffer();
-    const cookies = post.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; ");
+    const cookies = Array.from(post.headers.getSetCookie(), (c) => c.split(";")[0]).join("; ");
     const location = post.headers.get("location") ?? "/";
     const page = await fetch(new URL(location, service.url), { headers: { cookie: cookies } });
     await page.arrayBuffer();

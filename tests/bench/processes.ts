@@ -33,12 +33,8 @@ export async function startService(
   const port = await readPort(name, child);
   child.stdout!.resume();
   const url = `http://127.0.0.1:${port}`;
-  while (
-    !(await fetch(url + readyPath).then(
-      (r) => r.status === 200,
-      () => false,
-    ))
-  ) {
+  const ready = async () => (await fetch(url + readyPath).catch(() => null))?.status === 200;
+  while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -18,18 +18,8 @@ const SAMPLE_EVERY = 5_000;
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 16);
 
 type Kind = "page" | "not-found" | "form-post" | "health" | "aborted";
-const MIX: Kind[] = [
-  "page",
-  "page",
-  "page",
-  "not-found",
-  "not-found",
-  "form-post",
-  "form-post",
-  "health",
-  "aborted",
-  "aborted",
-];
+const SHARES = { page: 3, "not-found": 2, "form-post": 2, health: 1, aborted: 2 };
+const MIX = Object.entries(SHARES).flatMap(([kind, n]) => Array<Kind>(n).fill(kind as Kind));
 
 async function send(service: Service, kind: Kind, i: number): Promise<boolean> {
   switch (kind) {

@@ -36,16 +36,8 @@ import {
 import { getImageNode, getImageNpm } from "../toolchain/image-node";
 
 // Only what reaching the registry needs on this machine; a docker build has nothing else.
-const hostVariables = [
-  "HOME",
-  "NODE_EXTRA_CA_CERTS",
-  "HTTP_PROXY",
-  "HTTPS_PROXY",
-  "NO_PROXY",
-  "http_proxy",
-  "https_proxy",
-  "no_proxy",
-];
+const proxies = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"].flatMap((v) => [v, v.toLowerCase()]);
+const hostVariables = ["HOME", "NODE_EXTRA_CA_CERTS", ...proxies];
 
 type Container = {
   root: string;
@@ -63,10 +55,7 @@ function createContext(dir: string) {
   const files = execFileSync(
     "git",
     ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    {
-      cwd: projectRoot,
-      encoding: "utf8",
-    },
+    { cwd: projectRoot, encoding: "utf8" },
   ).split("\0");
   for (const file of files)
     if (file && !ignored(file) && existsSync(path.join(projectRoot, file)))
@@ -84,13 +73,8 @@ function replayStage(
   cpSync(getImageNode(), path.join(bin, "node"));
   symlinkSync(getImageNpm(), path.join(bin, "npm"));
   // Remix's globals declare NODE_ENV always set; a stage has only what its ENV lines say.
-  const container: Container = {
-    root,
-    workdir: "/",
-    env: {} as NodeJS.ProcessEnv,
-    cmd: [],
-    healthcheck: [],
-  };
+  const env = {} as NodeJS.ProcessEnv;
+  const container: Container = { root, workdir: "/", env, cmd: [], healthcheck: [] };
   const getEnvironment = () => ({
     ...Object.fromEntries(
       hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
@@ -112,10 +96,8 @@ function replayStage(
         const from = options.from ? at(roots[options.from]!, source) : path.join(context, source);
         const to = at(root, path.posix.resolve(container.workdir, destination));
         const intoFolder = destination.endsWith("/") && !statSync(from).isDirectory();
-        cpSync(from, intoFolder ? path.join(to, path.basename(from)) : to, {
-          recursive: true,
-          verbatimSymlinks: true,
-        });
+        const target = intoFolder ? path.join(to, path.basename(from)) : to;
+        cpSync(from, target, { recursive: true, verbatimSymlinks: true });
       }
     } else if (keyword === "RUN") {
       const [command, ...rest] = getCommand(args);
@@ -141,13 +123,8 @@ function replayStage(
 
 // The image's `node` user does not exist here: as root, `nobody` plays it; any other user
 // running the tests is unprivileged already and runs the server itself.
-const runAs =
-  process.getuid?.() === 0
-    ? {
-        uid: Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" })),
-        gid: Number(execFileSync("id", ["-g", "nobody"], { encoding: "utf8" })),
-      }
-    : {};
+const nobody = (flag: string) => Number(execFileSync("id", [flag, "nobody"], { encoding: "utf8" }));
+const runAs = process.getuid?.() === 0 ? { uid: nobody("-u"), gid: nobody("-g") } : {};
 
 describe("the Dockerfile's recipe", () => {
   const dockerfile = readDockerfile();
@@ -176,17 +153,9 @@ describe("the Dockerfile's recipe", () => {
     // which the HEALTHCHECK reads from the same environment.
     const listener = await reservePort();
     runtime.env.PORT = String(listener.port);
-    server = await startServer(
-      {},
-      {
-        command: runtime.cmd[0]!,
-        args: runtime.cmd.slice(1),
-        cwd: at(runtime.root, runtime.workdir),
-        baseEnv: runtime.env,
-        user: runAs,
-        listener,
-      },
-    );
+    const [command, ...args] = runtime.cmd;
+    const options = { command: command!, args, cwd: at(runtime.root, runtime.workdir), listener };
+    server = await startServer({}, { ...options, baseEnv: runtime.env, user: runAs });
   }, 3 * HANG_TIMEOUT_MS);
 
   // Removing a whole node_modules takes a while on a busy machine.
@@ -205,9 +174,8 @@ describe("the Dockerfile's recipe", () => {
   });
 
   it("runs the server as an unprivileged user, and its HEALTHCHECK passes", () => {
-    const uid = /^Uid:\s+(\d+)/m.exec(
-      readFileSync(`/proc/${server.child.pid}/status`, "utf8"),
-    )?.[1];
+    const status = readFileSync(`/proc/${server.child.pid}/status`, "utf8");
+    const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
     expect(uid).not.toBe("0");
     expect(healthcheck()).toBe(0);
   });

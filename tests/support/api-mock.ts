@@ -11,19 +11,12 @@ export type MockedServer = RunningServer & { mockUrl: string };
  */
 export async function startMockedServer(env: Record<string, string> = {}): Promise<MockedServer> {
   const listener = await reservePort();
+  // server/ resolves `~/` in the app's own app/, as in `npm run dev`.
+  const tsconfig = path.join(projectRoot, "tsconfig.json");
+  const args = ["--import", "tsx", path.join(projectRoot, "server/dev.ts")];
   const server = await startServer(
-    {
-      NODE_ENV: "test",
-      ORIGIN: listener.url,
-      // server/ resolves `~/` in the app's own app/, as in `npm run dev`.
-      TSX_TSCONFIG_PATH: path.join(projectRoot, "tsconfig.json"),
-      ...env,
-    },
-    {
-      cwd: await buildReferenceApp(),
-      listener,
-      args: ["--import", "tsx", path.join(projectRoot, "server/dev.ts")],
-    },
+    { NODE_ENV: "test", ORIGIN: listener.url, TSX_TSCONFIG_PATH: tsconfig, ...env },
+    { cwd: await buildReferenceApp(), listener, args },
   );
   const [line] = getLogLines(server, "API mock answering on");
   return { ...server, mockUrl: (JSON.parse(line!) as { url: string }).url };

@@ -5,15 +5,8 @@ import path from "node:path";
 const root = path.resolve(import.meta.dirname, "../..");
 
 // What `npm run build` reads, and what it writes (the server and Remix's build both).
-const SOURCES = [
-  "app",
-  "server",
-  "public",
-  "patches",
-  "remix.config.js",
-  "package.json",
-  "package-lock.json",
-];
+const SOURCES = ["app", "server", "public", "patches"];
+SOURCES.push("remix.config.js", "package.json", "package-lock.json");
 const OUTPUTS = ["build/index.js", "build/server.js"];
 const BROWSER_BUILD = path.join(root, "public/build");
 

@@ -46,6 +46,8 @@ const appBrowserBuild = path.join(projectRoot, "public/build");
 const stampFile = path.join(referenceAppBuild, "source-hash");
 const lockDir = `${referenceAppBuild}.lock`;
 const lockOwner = path.join(lockDir, "pid");
+const bin = path.join(projectRoot, "node_modules/.bin");
+const run = promisify(execFile);
 
 /**
  * Builds the fixture app unless the build on disk was made from the same sources. Suites and
@@ -61,15 +63,11 @@ export async function buildReferenceApp(): Promise<string> {
   try {
     if (readFileOrNull(stampFile) !== hash) {
       assembleReferenceApp();
-      await promisify(execFile)(path.join(projectRoot, "node_modules/.bin/remix"), ["build"], {
-        cwd: referenceAppBuild,
-        env: { ...process.env, NODE_ENV: "production" },
-      });
+      const env = { ...process.env, NODE_ENV: "production" as const };
+      await run(path.join(bin, "remix"), ["build"], { cwd: referenceAppBuild, env });
       // As `npm run build` does for the app: each text file with its compressed copies.
-      await promisify(execFile)(path.join(projectRoot, "node_modules/.bin/tsx"), [
-        path.join(projectRoot, "server/static/precompress.ts"),
-        path.join(referenceAppBuild, "public/build"),
-      ]);
+      const precompress = path.join(projectRoot, "server/static/precompress.ts");
+      await run(path.join(bin, "tsx"), [precompress, path.join(referenceAppBuild, "public/build")]);
       // The app's own public files (the favicon) beside the fixture's browser build.
       cpSync(path.join(projectRoot, "public"), path.join(referenceAppBuild, "public"), {
         recursive: true,
@@ -112,11 +110,8 @@ function hashSources() {
     if (statSync(file).isDirectory()) {
       for (const name of readdirSync(file).sort()) visit(path.join(file, name));
     } else {
-      hash
-        .update(path.relative(projectRoot, file))
-        .update("\0")
-        .update(readFileSync(file))
-        .update("\0");
+      hash.update(`${path.relative(projectRoot, file)}\0`).update(readFileSync(file));
+      hash.update("\0");
     }
   };
   for (const source of SOURCES) visit(path.join(projectRoot, source));

@@ -104,9 +104,7 @@ export function spawnServer(
   child.stdout!.on("data", (chunk) => ((stdout += chunk), (output += chunk)));
   child.stderr!.on("data", (chunk) => ((stderr += chunk), (output += chunk)));
   // "close": exited, and everything it wrote has been read.
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("close", (code) => resolve(code)),
-  );
+  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
   return {
     child,
     output: () => output,
@@ -209,17 +207,15 @@ let logMarks = 0;
  */
 export async function untilLoggedSoFar(server: RunningServer) {
   const requestId = `log-mark-${++logMarks}`;
-  await (
-    await fetch(`${server.url}/healthz`, { headers: { "x-request-id": requestId } })
-  ).arrayBuffer();
+  const mark = await fetch(`${server.url}/healthz`, { headers: { "x-request-id": requestId } });
+  await mark.arrayBuffer();
   await expect.poll(() => server.output()).toContain(`"requestId":"${requestId}"`);
 }
 
 /** The status of every request the server has logged so far. */
 export function getLoggedStatuses(server: ServerProcess) {
-  return getLogLines(server, '"msg":"request"').map(
-    (line) => (JSON.parse(line) as { status: number }).status,
-  );
+  const lines = getLogLines(server, '"msg":"request"');
+  return lines.map((line) => (JSON.parse(line) as { status: number }).status);
 }
 
 /**

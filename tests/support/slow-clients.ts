@@ -27,24 +27,12 @@ export function findLargestChunk() {
 
 /** An answer as it came on the wire, its body not decoded. */
 export async function getRaw(url: string, headers: Record<string, string> = {}, method = "GET") {
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>(
-    (resolve, reject) => {
-      http
-        .request(url, { method, headers, agent: false }, (response) => {
-          const chunks: Buffer[] = [];
-          response.on("data", (chunk: Buffer) => chunks.push(chunk));
-          response.on("end", () =>
-            resolve({
-              status: response.statusCode!,
-              headers: response.headers,
-              body: Buffer.concat(chunks),
-            }),
-          );
-        })
-        .on("error", reject)
-        .end();
-    },
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+    http.request(url, { method, headers, agent: false }, resolve).on("error", reject).end(),
   );
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return { status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) };
 }
 
 /**

@@ -62,10 +62,11 @@ export async function startUpstream(): Promise<Upstream> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const reset = () => {
+  const reset = (setHandler: () => void) => {
     received = [];
     rawHandler = undefined;
     connectionHandler = undefined;
+    setHandler();
   };
   return {
     url: `http://127.0.0.1:${port}`,
@@ -73,17 +74,10 @@ export async function startUpstream(): Promise<Upstream> {
     get received() {
       return received;
     },
-    handle: (next) => {
-      reset();
-      handler = next;
-    },
-    handleRaw: (next) => {
-      reset();
-      rawHandler = next;
-    },
+    handle: (next) => reset(() => (handler = next)),
+    handleRaw: (next) => reset(() => (rawHandler = next)),
     handleConnections: (next) => {
-      reset();
-      connectionHandler = next;
+      reset(() => (connectionHandler = next));
       server.closeIdleConnections();
     },
     nextAbort: () => new Promise((resolve) => abortWaiters.push(resolve)),

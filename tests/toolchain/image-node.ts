@@ -29,11 +29,7 @@ function fetchPackage(name: string, version: string, onFetch: (what: string) => 
     const output = execFileSync(
       "npm",
       ["pack", `${name}@${version}`, "--pack-destination", work, "--silent"],
-      {
-        cwd: work,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      { cwd: work, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
     const tarball = output.trim().split("\n").at(-1)!;
     execFileSync("tar", ["-xzf", path.join(work, tarball), "-C", work]);
@@ -51,10 +47,8 @@ const announce = (what: string) =>
 
 /** The image's `node` binary for this machine's platform, fetched on first use. */
 export function getImageNode(onFetch = announce) {
-  return path.join(
-    fetchPackage(`node-${process.platform}-${process.arch}`, IMAGE_NODE_VERSION, onFetch),
-    "bin/node",
-  );
+  const name = `node-${process.platform}-${process.arch}`;
+  return path.join(fetchPackage(name, IMAGE_NODE_VERSION, onFetch), "bin/node");
 }
 
 /** The image's npm (its `npm-cli.js`, run by whichever `node` comes first on PATH), fetched on first use. */

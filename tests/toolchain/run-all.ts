@@ -8,21 +8,16 @@ import { stripVTControlCharacters } from "node:util";
 import { getImageNode, getMajor, IMAGE_NODE_VERSION } from "./image-node";
 import { ensureSystemPackages } from "./system-packages";
 
+const inSecurity = (...names: string[]) => names.map((name) => `tests/security/${name}.test.ts`);
+
 /**
  * What can differ between Node releases is Node's own code under the server: its HTTP parser and
- * server, URL and header parsing, sockets, zlib, timers and what its garbage collector frees. These files put exactly that under
- * test on this machine's Node; everything runs on the image's.
+ * server, URL and header parsing, sockets, zlib, timers and what its garbage collector frees.
+ * These files put exactly that under test on this machine's Node; everything runs on the image's.
  */
 export const NODE_SENSITIVE_FILES = [
-  "tests/security/client-faults.test.ts",
-  "tests/security/edge.test.ts",
-  "tests/security/headers.test.ts",
-  "tests/security/limits.test.ts",
-  "tests/security/origin.test.ts",
-  "tests/security/peer-deadlines.test.ts",
-  "tests/security/protocol.test.ts",
-  "tests/security/remix-endpoints.test.ts",
-  "tests/security/shutdown.test.ts",
+  ...inSecurity("client-faults", "edge", "headers", "limits", "origin", "peer-deadlines"),
+  ...inSecurity("protocol", "remix-endpoints", "shutdown"),
   "tests/http/foundation.test.ts",
   "tests/http/upstream-faults.test.ts",
 ];
@@ -58,6 +53,12 @@ const machineVersion = process.versions.node;
 const onlyOneNode = getMajor(machineVersion) === getMajor(IMAGE_NODE_VERSION);
 const image = `Node ${IMAGE_NODE_VERSION}`;
 
+const onMachineNode: Step = {
+  name: `HTTP on Node's own code, Node ${machineVersion}`,
+  script: "test:http",
+  args: NODE_SENSITIVE_FILES,
+  needsBuild: true,
+};
 // The most CPU-hungry first, so that the last to end is a short one.
 const steps: Step[] = [
   { name: "build", script: "build" },
@@ -67,16 +68,7 @@ const steps: Step[] = [
   { name: "type check", script: "typecheck" },
   { name: "lint", script: "lint" },
   { name: `unit, ${image}`, script: "test:unit", onImageNode: true },
-  ...(onlyOneNode
-    ? []
-    : [
-        {
-          name: `HTTP on Node's own code, Node ${machineVersion}`,
-          script: "test:http",
-          args: NODE_SENSITIVE_FILES,
-          needsBuild: true,
-        },
-      ]),
+  ...(onlyOneNode ? [] : [onMachineNode]),
   {
     name: `Kubernetes manifests, ${image}`,
     script: "test:kubernetes",
@@ -130,10 +122,8 @@ function runStep({ name, script, args = [], onImageNode }: Step) {
 // `times` prints the shell's own user and system time, then its children's: "0m1.5s 0m0.25s".
 function readChildrenCpuSeconds(times: string) {
   const line = times.trim().split("\n").at(-1) ?? "";
-  const seconds = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map(
-    ([, m, s]) => Number(m) * 60 + Number(s),
-  );
-  return seconds.reduce((sum, value) => sum + value, 0);
+  const spans = [...line.matchAll(/(\d+)m([\d.]+)s/g)];
+  return spans.reduce((sum, [, m, s]) => sum + Number(m) * 60 + Number(s), 0);
 }
 
 /** Runs the steps, at most `slots` at a time, each as soon as a slot is free and its build is done. */
@@ -146,13 +136,8 @@ async function runAll(slots: number) {
     if (next >= 0 && running.size < slots) {
       const [step] = waiting.splice(next, 1) as [Step];
       if (step.needsBuild && !built) {
-        results.push({
-          name: step.name,
-          ok: false,
-          seconds: 0,
-          cpuSeconds: 0,
-          log: "not run: the build failed",
-        });
+        const log = "not run: the build failed";
+        results.push({ name: step.name, ok: false, seconds: 0, cpuSeconds: 0, log });
         continue;
       }
       const run = runStep(step).then((ok) => {
@@ -178,13 +163,12 @@ const wall = (performance.now() - started) / 1000;
 const cpu = results.reduce((sum, result) => sum + result.cpuSeconds, 0);
 console.log(`\n=== npm test: ${(wall / 60).toFixed(1)} min, ${Math.round(cpu)} CPU-s ===`);
 console.log("result   wall s   CPU-s  step");
-for (const { name, ok, seconds, cpuSeconds, log } of results) {
-  const figures = [seconds, cpuSeconds].map((value) => String(Math.round(value)).padStart(6));
-  console.log(`${ok ? "passed" : "FAILED"}  ${figures.join("  ")}  ${name}  (${log})`);
-}
-console.log(
-  `total   ${String(Math.round(wall)).padStart(6)}  ${String(Math.round(cpu)).padStart(6)}`,
-);
+const figure = (value: number) => String(Math.round(value)).padStart(6);
+for (const { name, ok, seconds, cpuSeconds, log } of results)
+  console.log(
+    `${ok ? "passed" : "FAILED"}  ${figure(seconds)}  ${figure(cpuSeconds)}  ${name}  (${log})`,
+  );
+console.log(`total   ${figure(wall)}  ${figure(cpu)}`);
 const failed = results.filter((result) => !result.ok);
 // Printed again last, where a CI page that shows only the end of the output still has them.
 for (const { name, log } of failed)

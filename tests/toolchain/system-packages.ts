@@ -67,13 +67,9 @@ export function getSetupPlan(
   const names = missing.map((pkg) => pkg.name);
   const overridden = missing.filter((pkg) => process.env[pkg.override]);
   if (overridden.length > 0) {
-    const settings = overridden
-      .map((pkg) => `${pkg.override}=${process.env[pkg.override]}`)
-      .join(", ");
-    return {
-      action: "stop",
-      line: `${settings} names no file: point it at the binary, or unset it.`,
-    };
+    const settings = overridden.map((pkg) => `${pkg.override}=${process.env[pkg.override]}`);
+    const line = `${settings.join(", ")} names no file: point it at the binary, or unset it.`;
+    return { action: "stop", line };
   }
   if (isRoot && hasAptGet) {
     const what = missing.map((pkg) => pkg.neededBy).join(" and ");
