@@ -18,7 +18,7 @@ import {
 import { setLanguageHeaders } from "./i18n/locale.server";
 import { getRequestFields, logger } from "./lib/logger.server";
 import { NonceProvider } from "./lib/nonce";
-import { getPageTag, isNotModified } from "./lib/page-cache.server";
+import { answerConditionally } from "./lib/page-cache.server";
 
 // What the server in front of Remix takes from this build (`build.entry.module`), so that each of
 // these modules is loaded once: one configuration, one logger, one list of call listeners, one
@@ -46,20 +46,14 @@ export default async function handleRequest(
   const nonce = loadContext.cspNonce;
   setCachePolicy(responseHeaders, request);
   await setLanguageHeaders(responseHeaders, request);
-  // Known before rendering: a copy the browser holds is still the page, and nothing is rendered.
-  const tag = getPageTag(request, responseStatusCode, responseHeaders, remixContext);
-  if (tag) {
-    responseHeaders.set("ETag", tag);
-    if (isNotModified(request, tag)) {
-      const cacheControl = responseHeaders.get("Cache-Control")!;
-      const headers = {
-        ETag: tag,
-        "Cache-Control": cacheControl,
-        Vary: responseHeaders.get("Vary")!,
-      };
-      return new Response(null, { status: 304, headers });
-    }
-  }
+  // Known before rendering: a failed precondition (412), or the copy the browser holds (304).
+  const notModified = answerConditionally(
+    request,
+    responseStatusCode,
+    responseHeaders,
+    remixContext,
+  );
+  if (notModified) return notModified;
   // Only a document with deferred data streams, and not to a crawler: the rest go whole
   // (decision 003).
   const sendWhole =
@@ -154,7 +148,7 @@ function setCachePolicy(headers: Headers, request: Request) {
 export const handleError: HandleErrorFunction = (error, { request }) => {
   // Remix reports aborted requests and expected 4xx answers here too; neither is a fault.
   if (request.signal.aborted) return;
-  if (isRouteErrorResponse(error) && error.status < 500) return;
+  if ((isRouteErrorResponse(error) || error instanceof Response) && error.status < 500) return;
   logError(error, request);
 };
 

@@ -71,7 +71,11 @@ export function createApp({
     readiness,
     createReportEndpoints(config, build, reports),
     serveStaticFiles(path.resolve("public"), config),
-    compression({ filter: (req, res) => res.statusCode < 400 && compression.filter(req, res) }),
+    // A 304 varies as the page it stands for, which this step compresses (RFC 9110 §15.4.5).
+    compression({
+      filter: (req, res) =>
+        res.statusCode === 304 || (res.statusCode < 400 && compression.filter(req, res)),
+    }),
     ...developmentSteps,
     createRemixHandler(build, config),
     lastResort(build.entry.module as unknown as AppEntry),

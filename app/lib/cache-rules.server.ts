@@ -1,4 +1,5 @@
-import type { HeadersArgs, HeadersFunction, ServerBuild } from "@remix-run/node";
+import type { ActionFunction, HeadersArgs, HeadersFunction, ServerBuild } from "@remix-run/node";
+import { refuseFailedPrecondition } from "./page-cache.server";
 
 /** The rule of a route that states none, and of a page shown to an anonymous visitor (decision 021). */
 export const DEFAULT_CACHE_CONTROL = "private, no-cache";
@@ -69,7 +70,8 @@ export function mergeCacheControl(cacheControls: string[]) {
 /**
  * The build with each route's `headers` wrapped: its `Cache-Control` (DEFAULT_CACHE_CONTROL when it
  * states none, however its parents' read) merged with its parents', so a page gets the strictest
- * rule of all the routes it matched. Its other headers stay as Remix makes them.
+ * rule of all the routes it matched. Its other headers stay as Remix makes them. Each action runs
+ * only once the write's preconditions hold (RFC 9110 §13.2.2: before the method is performed).
  */
 export function applyCacheRules(build: ServerBuild): ServerBuild {
   const routes = Object.fromEntries(
@@ -86,7 +88,14 @@ export function applyCacheRules(build: ServerBuild): ServerBuild {
         );
         return merged;
       };
-      return [id, { ...route, module: { ...route.module, headers } }];
+      const ownAction = route.module.action;
+      const action: ActionFunction | undefined =
+        ownAction &&
+        ((args) => {
+          refuseFailedPrecondition(args.request);
+          return ownAction(args);
+        });
+      return [id, { ...route, module: { ...route.module, headers, action } }];
     }),
   );
   return { ...build, routes };

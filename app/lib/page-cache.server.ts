@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { EntryContext } from "@remix-run/node";
+import fresh from "fresh";
+import { createErrorResponse } from "./errors";
 
 // A key this long is not worth computing: a page's data is rarely this large.
 const MAX_KEY_LENGTH = 65_536;
@@ -37,17 +39,46 @@ export function digestPlainData(values: unknown[], maxLength = MAX_KEY_LENGTH) {
   }
 }
 
+/** What a 304 carries of the 200 it stands for (RFC 9110 §15.4.5); Node adds the Date. */
+export const REFRESHED_HEADERS = ["cache-control", "content-location", "etag", "expires", "vary"];
+
 /**
- * A weak tag for an anonymous page (weak: each copy carries its own nonce), from all it is rendered
- * from: the build, the address, the status, every route's data and errors. Undefined when the page
- * may not be stored, sets a cookie, or its data cannot be told apart before rendering.
+ * A page's preconditions, in RFC 9110 §13.2.2's order, before rendering: `If-Match` other than `*`
+ * fails (412, thrown), since no page has a strong tag; then an `If-None-Match` naming the page's
+ * tag gets the 304 returned (`If-Modified-Since` then ignored). Pages have no Last-Modified, so
+ * the date conditions do not apply. A page that is no 2xx ignores them all (§13.2.1).
  */
-export function getPageTag(
+export function answerConditionally(
   request: Request,
   status: number,
   headers: Headers,
   context: EntryContext,
 ) {
+  if (status < 200 || status > 299) return;
+  refuseFailedPrecondition(request);
+  const etag = getPageTag(request, status, headers, context);
+  if (!etag) return;
+  headers.set("ETag", etag);
+  // The condition alone: fresh's reading of a request's no-cache is a cache's, not an origin's.
+  if (!fresh({ "if-none-match": request.headers.get("If-None-Match") ?? undefined }, { etag }))
+    return;
+  const kept = new Headers();
+  for (const name of REFRESHED_HEADERS) if (headers.has(name)) kept.set(name, headers.get(name)!);
+  return new Response(null, { status: 304, headers: kept });
+}
+
+/** A 412, thrown, for an `If-Match` no page can meet: any but `*` (RFC 9110 §13.1.1). */
+export function refuseFailedPrecondition(request: Request) {
+  const asked = request.headers.get("If-Match");
+  if (asked !== null && asked.trim() !== "*") throw createErrorResponse("PRECONDITION_FAILED");
+}
+
+/**
+ * A weak tag for an anonymous page (weak: each copy carries its own nonce), from all it is rendered
+ * from: the build, the address, the status, every route's data and errors. Undefined when the page
+ * may not be stored, sets a cookie, or its data cannot be told apart before rendering.
+ */
+function getPageTag(request: Request, status: number, headers: Headers, context: EntryContext) {
   const isRead = request.method === "GET" || request.method === "HEAD";
   const cacheControl = headers.get("Cache-Control") ?? "";
   if (!isRead || status !== 200 || /\bno-store\b/.test(cacheControl) || headers.has("Set-Cookie"))
@@ -64,15 +95,4 @@ export function getPageTag(
     errors ?? null,
   ]);
   return digest && `W/"${digest}"`;
-}
-
-/** Whether `If-None-Match` names `tag` or any (`*`), compared weakly as RFC 9110 says for GET. */
-export function isNotModified(request: Request, tag: string) {
-  const asked = request.headers.get("If-None-Match");
-  if (!asked) return false;
-  const opaque = tag.slice(2);
-  return asked.split(",").some((candidate) => {
-    const value = candidate.trim();
-    return value === "*" || value === opaque || value === `W/${opaque}`;
-  });
 }

@@ -7,21 +7,15 @@ import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { applyCacheRules } from "~/lib/cache-rules.server";
 import type { Config } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
+import { REFRESHED_HEADERS } from "~/lib/page-cache.server";
 
 // Each piece of a body costs a callback, and a kept piece holds the whole buffer Node read it into.
 const MIN_AVERAGE_PIECE_BYTES = 256;
 const MIN_PIECES = 1_024;
 const BLOCK_BYTES = 64 * 1024;
-// What a 304 may carry (RFC 9110 15.4.5): a cache updates its stored copy with them, and this
-// response's Content-Security-Policy names a nonce the stored page does not have.
-const NOT_MODIFIED_HEADERS = new Set([
-  "cache-control",
-  "etag",
-  "expires",
-  "vary",
-  "date",
-  "x-request-id",
-]);
+// A 304 keeps the pipeline's headers its 200 would carry (RFC 9110 §15.4.5), and the request's id;
+// not its Content-Security-Policy, whose nonce the stored page does not have.
+const NOT_MODIFIED_KEPT = new Set([...REFRESHED_HEADERS, "x-request-id"]);
 
 /**
  * Hands Remix the request the edge judged, its body read within the limit, and sends its answer
@@ -121,9 +115,11 @@ async function sendFetchResponse(res: ExpressResponse, response: Response) {
     res.setHeader("Allow", "GET, HEAD");
   if (response.status === 304) {
     for (const name of res.getHeaderNames())
-      if (!NOT_MODIFIED_HEADERS.has(name)) res.removeHeader(name);
+      if (!NOT_MODIFIED_KEPT.has(name)) res.removeHeader(name);
   }
   for (const [name, value] of response.headers) res.append(name, value);
+  // A HEAD is not compressed as its GET would be: the length of the uncompressed page is no answer.
+  if (res.req.method === "HEAD") res.removeHeader("Content-Length");
   if (!response.body) return void res.end();
   const flushEachChunk = !response.headers.has("Content-Length");
   const reader = response.body.getReader();

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import en from "~/i18n/shell.en.server";
+import { parseHtml } from "../support/html";
 import { startNginx, type LoadBalancer } from "../support/nginx";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
 import { signInEnv, startOpenIdProvider, type OpenIdProvider } from "../support/oidc-provider";
@@ -41,6 +43,8 @@ const cookiesOf = (response: Response) =>
     .join("; ");
 
 const PRIVATE = "private, no-cache";
+const EPOCH = new Date(0).toUTCString();
+const NOW = new Date().toUTCString();
 
 describe("each page's rule, the strictest of its routes'", () => {
   it.each([
@@ -68,34 +72,115 @@ describe("revalidating an anonymous page", () => {
     expect(await getTag("/faults/cache/unstated")).not.toBe(tag);
   });
 
-  it("answers 304 with its tag and rule only: no policy naming another nonce, no cookie, no body", async () => {
-    const tag = (await getTag("/"))!;
-    const response = await get("/", { "if-none-match": tag });
-    expect(response.status).toBe(304);
-    expect(await response.text()).toBe("");
-    expect(response.headers.get("etag")).toBe(tag);
-    expect(response.headers.get("cache-control")).toBe(PRIVATE);
-    for (const name of ["content-security-policy", "set-cookie", "content-type", "content-length"])
-      expect(response.headers.has(name), name).toBe(false);
+  // RFC 9110 §15.4.5: what a 304 must carry of its 200, for a cache to refresh its copy with.
+  const REFRESHED = ["cache-control", "content-location", "etag", "expires", "vary"];
+
+  it.each(["/", "/faults/cache/unstated", "/faults/cache"])(
+    "answers %s with a 304 carrying its 200's tag, rule, Vary and Expires, and no policy, cookie or body",
+    async (path) => {
+      for (const method of ["GET", "HEAD"]) {
+        const headers = { "accept-encoding": "gzip, br" };
+        const full = await get(path, headers, method);
+        await full.arrayBuffer();
+        const tag = full.headers.get("etag")!;
+        const response = await get(path, { ...headers, "if-none-match": tag }, method);
+        expect(response.status, method).toBe(304);
+        expect(await response.text()).toBe("");
+        for (const name of REFRESHED)
+          expect(response.headers.get(name), `${method} ${name}`).toBe(full.headers.get(name));
+        expect(response.headers.has("date")).toBe(true);
+        for (const name of [
+          "content-security-policy",
+          "set-cookie",
+          "content-type",
+          "content-length",
+        ])
+          expect(response.headers.has(name), name).toBe(false);
+      }
+    },
+  );
+
+  it("answers a HEAD with the headers of its GET, and no length its GET would not have", async () => {
+    const headers = { "accept-encoding": "gzip" };
+    const [got, head] = [await get("/", headers), await get("/", headers, "HEAD")];
+    expect(got.headers.get("content-encoding")).toBe("gzip");
+    expect(got.headers.has("content-length")).toBe(false);
+    expect(head.headers.has("content-length")).toBe(false);
+    for (const name of ["cache-control", "content-type", "content-language", "etag", "vary"])
+      expect(head.headers.get(name), name).toBe(got.headers.get(name));
   });
 
   it.each([
-    ["the tag itself", (tag: string) => tag, 304],
-    ["its strong form (compared weakly)", (tag: string) => tag.slice(2), 304],
-    ["`*`, any current page", () => "*", 304],
-    ["the tag among 2,000 others", (tag: string) => `${'W/"x", '.repeat(2_000)}${tag}`, 304],
-    ["a forged tag", () => 'W/"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"', 200],
-    ["the tag cut short", (tag: string) => tag.slice(0, -3) + '"', 200],
-    ["the tag unquoted", (tag: string) => tag.slice(3, -1), 200],
-    ["an empty tag", () => 'W/""', 200],
-    ["2,000 other tags", () => 'W/"x", '.repeat(2_000).slice(0, -2), 200],
-  ])("If-None-Match with %s: %d", async (_name, ifNoneMatch, status) => {
+    ["the tag itself", 304, (tag: string) => tag],
+    ["its strong form (compared weakly)", 304, (tag: string) => tag.slice(2)],
+    ["`*`, any current page", 304, () => "*"],
+    ["the tag among 2,000 others", 304, (tag: string) => `${'W/"x", '.repeat(2_000)}${tag}`],
+    ["a forged tag", 200, () => 'W/"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"'],
+    ["the tag cut short", 200, (tag: string) => tag.slice(0, -3) + '"'],
+    ["the tag unquoted", 200, (tag: string) => tag.slice(3, -1)],
+    ["an empty tag", 200, () => 'W/""'],
+    ["2,000 other tags", 200, () => 'W/"x", '.repeat(2_000).slice(0, -2)],
+  ])("If-None-Match with %s: %d", async (_name, status, ifNoneMatch) => {
     const tag = (await getTag("/"))!;
     for (const method of ["GET", "HEAD"]) {
       const response = await get("/", { "if-none-match": ifNoneMatch(tag) }, method);
       await response.arrayBuffer();
       expect(response.status, method).toBe(status);
     }
+  });
+
+  // RFC 9110 §13.2.2's order; no page has a strong tag or a Last-Modified.
+  it.each([
+    ["If-Match naming the page's tag, which is weak", 412, (tag: string) => ({ "if-match": tag })],
+    ["If-Match naming its strong form", 412, (tag: string) => ({ "if-match": tag.slice(2) })],
+    ["If-Match naming another tag", 412, () => ({ "if-match": '"x", W/"y"' })],
+    ["If-Match: *, any current page", 200, () => ({ "if-match": "*" })],
+    [
+      "a failing If-Match beside an If-None-Match naming the tag",
+      412,
+      (tag: string) => ({ "if-match": '"x"', "if-none-match": tag }),
+    ],
+    [
+      "If-Match: * and an If-None-Match naming the tag",
+      304,
+      (tag: string) => ({ "if-match": "*", "if-none-match": tag }),
+    ],
+    [
+      "If-None-Match naming the tag beside an If-Modified-Since it outranks",
+      304,
+      (tag: string) => ({ "if-none-match": tag, "if-modified-since": EPOCH }),
+    ],
+    [
+      "If-Unmodified-Since, with no Last-Modified to compare",
+      200,
+      () => ({ "if-unmodified-since": EPOCH }),
+    ],
+    [
+      "If-Modified-Since, with no Last-Modified to compare",
+      200,
+      () => ({ "if-modified-since": NOW }),
+    ],
+  ])("%s: %d", async (_name, status, conditions) => {
+    const tag = (await getTag("/"))!;
+    for (const method of ["GET", "HEAD"]) {
+      const response = await get("/", conditions(tag), method);
+      expect(response.status, method).toBe(status);
+      if (method === "GET" && status === 412) {
+        const page = parseHtml(await response.text());
+        expect(page.querySelector("main h1")?.textContent).toBe(
+          en["errors.PRECONDITION_FAILED.title"],
+        );
+      } else await response.arrayBuffer();
+    }
+  });
+
+  it("refuses a write whose If-Match no page can meet before its action runs, and ignores it on a 404", async () => {
+    const refused = await postDarkTheme(server.url, { "if-match": '"x"' });
+    expect(refused.status).toBe(412);
+    expect(refused.headers.getSetCookie()).toEqual([]);
+    expect((await postDarkTheme(server.url, { "if-match": "*" })).status).toBe(303);
+    const missing = await get("/no/such/page", { "if-match": '"x"' });
+    expect(missing.status).toBe(404);
   });
 
   it("never answers a write or another page with 304", async () => {
