@@ -45,6 +45,7 @@ export function createApp({
   isShuttingDown = () => false,
   developmentSteps = [],
 }: Options) {
+  const entry = build.entry.module as unknown as AppEntry;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -70,7 +71,7 @@ export function createApp({
     createEdge(config, build, maxHeaderCount, writeLimit),
     readiness,
     createReportEndpoints(config, build, reports),
-    serveStaticFiles(path.resolve("public"), config),
+    serveStaticFiles(path.resolve("public"), config, entry.logger),
     // A 304 varies as the page it stands for, which this step compresses (RFC 9110 §15.4.5).
     compression({
       filter: (req, res) =>
@@ -78,7 +79,7 @@ export function createApp({
     }),
     ...developmentSteps,
     createRemixHandler(build, config),
-    lastResort(build.entry.module as unknown as AppEntry),
+    lastResort(entry),
   );
   return app;
 }

@@ -183,6 +183,10 @@ export const EnvSchema = z.object({
   /** When the security.txt goes stale, as an ISO 8601 date and time: renew it before. */
   SECURITY_TXT_EXPIRES: z.iso
     .datetime({ offset: true, error: "must be a date and time such as 2027-01-31T00:00:00Z" })
+    .refine((value) => {
+      const now = new Date();
+      return Date.parse(value) < now.setUTCFullYear(now.getUTCFullYear() + 1);
+    }, "must be less than a year ahead (RFC 9116)")
     .optional(),
   /** The vulnerability disclosure policy's https URL, for the security.txt. */
   SECURITY_TXT_POLICY: url(

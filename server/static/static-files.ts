@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler, type Response } from "express";
 import type { Config } from "~/lib/config.server";
+import type { AppEntry } from "../app";
 import { shellMessages } from "~/i18n/messages.server";
 
 /** The encodings the build stores beside each text file, best first. */
@@ -11,6 +12,7 @@ export const STORED_ENCODINGS = [
 ] as const;
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
+const SECURITY_TXT_EXPIRED = "security.txt expired, now a 404: renew SECURITY_TXT_EXPIRES";
 
 /** The security.txt (RFC 9116) of the configuration, or null when it is off (a 404 then). */
 export function renderSecurityTxt({ securityTxt }: Config) {
@@ -29,8 +31,14 @@ export function renderSecurityTxt({ securityTxt }: Config) {
  * The files of `publicDir`, listed at start, and the security.txt; the fingerprinted build's sent
  * as it stored them compressed (decision 015).
  */
-export function serveStaticFiles(publicDir: string, config: Config): RequestHandler {
+export function serveStaticFiles(
+  publicDir: string,
+  config: Config,
+  logger: AppEntry["logger"],
+): RequestHandler {
   const securityTxt = renderSecurityTxt(config);
+  const expires = config.securityTxt?.expires.getTime() ?? 0;
+  let warned = false;
   const files = listFiles(publicDir);
   const isStored = (file: string) =>
     STORED_ENCODINGS.some(({ extension }) => file.endsWith(extension));
@@ -53,10 +61,17 @@ export function serveStaticFiles(publicDir: string, config: Config): RequestHand
 
   return (req, res, next) => {
     if (securityTxt && req.path === "/.well-known/security.txt" && READ_METHODS.has(req.method)) {
+      // Stale, it would point reporters at a contact no longer kept: the 404 page, as when unset.
+      const left = expires - Date.now();
+      if (left <= 0) {
+        if (!warned) logger.warn({ expires: new Date(expires) }, SECURITY_TXT_EXPIRED);
+        warned = true;
+        return next();
+      }
       res.locals.route = "static";
       return void res
         .type("text/plain; charset=utf-8")
-        .set("Cache-Control", "public, max-age=3600")
+        .set("Cache-Control", `public, max-age=${Math.min(3600, Math.floor(left / 1000))}`)
         .send(securityTxt);
     }
     if (otherFiles.has(req.path)) {

@@ -7,8 +7,10 @@ import { scrapeMetrics, total } from "../support/metrics";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
 import {
   getLogLines,
+  HANG_TIMEOUT_MS,
   reservePort,
   startServer,
+  type RunningServer,
   startSuiteServer,
   untilLoggedSoFar,
 } from "../support/server";
@@ -17,9 +19,11 @@ import { requireSystemBinary } from "../toolchain/system-packages";
 // What visitors' browsers report (CSP violations, web vitals) and the security.txt, on the built
 // reference app with metrics on.
 
+/** An instant `ms` from now, as SECURITY_TXT_EXPIRES takes it. */
+const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
 const SECURITY_TXT = {
   SECURITY_TXT_CONTACT: "mailto:security@example.com,https://example.com/report",
-  SECURITY_TXT_EXPIRES: "2027-10-31T00:00:00Z",
+  SECURITY_TXT_EXPIRES: fromNow(30 * 86_400_000),
   SECURITY_TXT_POLICY: "https://example.com/security-policy",
 };
 
@@ -190,11 +194,12 @@ describe("security.txt", () => {
     const response = await fetch(`${server.url}/.well-known/security.txt`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=3600");
     expect(await response.text()).toBe(
       [
         "Contact: mailto:security@example.com",
         "Contact: https://example.com/report",
-        "Expires: 2027-10-31T00:00:00.000Z",
+        `Expires: ${SECURITY_TXT.SECURITY_TXT_EXPIRES}`,
         "Policy: https://example.com/security-policy",
         "",
       ].join("\n"),
@@ -206,6 +211,41 @@ describe("security.txt", () => {
       expect(text).toContain(`Canonical: ${listener.url}/.well-known/security.txt\n`);
     } finally {
       await withOrigin.stop();
+    }
+  });
+
+  it("is the 404 page, with one warning, once its Expires has passed, as the server runs", async () => {
+    const status = (at: RunningServer) =>
+      fetch(`${at.url}/.well-known/security.txt`).then(async (response) => {
+        await response.arrayBuffer();
+        return response;
+      });
+    const begun = performance.now();
+    const stale = await startServer({ ...SECURITY_TXT, SECURITY_TXT_EXPIRES: fromNow(-1_000) });
+    const startup = performance.now() - begun;
+    try {
+      expect([(await status(stale)).status, (await status(stale)).status]).toEqual([404, 404]);
+      await untilLoggedSoFar(stale);
+      expect(getLogLines(stale, '"level":40', "security.txt expired")).toHaveLength(1);
+    } finally {
+      await stale.stop();
+    }
+    // A moment ahead: four times what a start took here, so that the first answer comes before it.
+    const ahead = 4 * startup;
+    const soon = await startServer({ ...SECURITY_TXT, SECURITY_TXT_EXPIRES: fromNow(ahead) });
+    try {
+      const first = await status(soon);
+      expect(first.status).toBe(200);
+      const maxAge = Number(/max-age=(\d+)/.exec(first.headers.get("cache-control")!)![1]);
+      expect(maxAge).toBeLessThan(ahead / 1000);
+      await expect
+        .poll(async () => (await status(soon)).status, { timeout: ahead + HANG_TIMEOUT_MS })
+        .toBe(404);
+      expect((await status(soon)).status).toBe(404);
+      await untilLoggedSoFar(soon);
+      expect(getLogLines(soon, "security.txt expired")).toHaveLength(1);
+    } finally {
+      await soon.stop();
     }
   });
 

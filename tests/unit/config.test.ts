@@ -82,6 +82,7 @@ describe("parseConfig", () => {
     ["SECURITY_TXT_CONTACT", "mailto:a@example.com, http://example.com/report"],
     ["SECURITY_TXT_EXPIRES", "next year"],
     ["SECURITY_TXT_EXPIRES", "2027-10-31"],
+    ["SECURITY_TXT_EXPIRES", new Date(Date.now() + 366 * 86_400_000).toISOString()],
     ["SECURITY_TXT_POLICY", "http://example.com/policy"],
   ])("rejects %s=%s with a message naming the variable", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
