@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { readContracts, type Answer, type Operation } from "./contracts";
-import { createScenarioStep } from "./scenario-page";
+import { createScenarioStep, readPicksKey } from "./scenario-page";
 
 // The API as its contracts describe it, on loopback, for `npm run dev`: API_BASE_URL points here,
 // so a call reaches no other host (decision 025).
@@ -32,7 +32,7 @@ type Options = {
 export async function startApiMock({ contracts, healthPath, logger }: Options): Promise<ApiMock> {
   const { operations, problems } = readContracts(contracts);
   for (const problem of problems) logger.warn(`API mock: ${problem}`);
-  // The answers each visitor picked, by the id of the request being served (the app sends it on).
+  // The answers each visitor picked, by the key of the request being served (its trace state).
   const picked = new Map<string, Map<string, string>>();
   const server = http.createServer((req, res) => {
     void answer(req, res).catch((error: unknown) => {
@@ -64,7 +64,7 @@ export async function startApiMock({ contracts, healthPath, logger }: Options): 
     }
     if (operation.secured && !/^Bearer \S/.test(req.headers.authorization ?? ""))
       return sendProblem(res, 401, "A bearer token is required.");
-    const pick = picked.get(String(req.headers["x-request-id"]))?.get(operation.id);
+    const pick = picked.get(readPicksKey(req.headers.tracestate) ?? "")?.get(operation.id);
     const chosen = operation.answers.find((a) => a.id === pick) ?? operation.answers[0]!;
     if (chosen.missing) {
       logger.error(

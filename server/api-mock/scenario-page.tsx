@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import { renderToStaticMarkup } from "react-dom/server";
 import type { Operation } from "./contracts";
@@ -7,13 +8,17 @@ import type { Operation } from "./contracts";
 
 export const SCENARIO_PAGE = "/_api-mock";
 const COOKIE = "api-mock";
+// The W3C trace state member a request's calls carry the key of its picks in, first.
+const PICKS_MEMBER = "api-mock";
+const PICKS_KEY = new RegExp(`^\\s*${PICKS_MEMBER}=([^,\\s]+)`);
 const MAX_FORM_BYTES = 64 * 1024;
 
 type Picks = Map<string, string>;
 
 /**
- * The page at SCENARIO_PAGE, and for every other request the visitor's picks, kept by its request
- * id while it is served: the app sends that id with each call, and the mock reads it.
+ * The page at SCENARIO_PAGE, and for every other request the visitor's picks, kept while it is
+ * served under a key made here, never one a client chose: the key joins the request's trace state,
+ * which the app passes on with each call, and the mock reads it there.
  */
 export function createScenarioStep(
   operations: Operation[],
@@ -32,10 +37,13 @@ export function createScenarioStep(
   };
   return async (req, res, next) => {
     const picks = readPicks(parseCookie(req.headers.cookie, byId.size));
-    const requestId = String(req.headers["x-request-id"]);
     if (picks.size > 0 && req.path !== SCENARIO_PAGE) {
-      picked.set(requestId, picks);
-      res.once("close", () => picked.get(requestId) === picks && picked.delete(requestId));
+      const key = randomUUID();
+      picked.set(key, picks);
+      res.once("close", () => picked.delete(key));
+      // First, as a new member goes; a state already naming one repeats a key, and is not passed on.
+      const state = [`${PICKS_MEMBER}=${key}`, req.headers.tracestate].filter(Boolean);
+      req.headers.tracestate = state.join(",");
     }
     if (req.path !== SCENARIO_PAGE) return next();
     if (req.method === "POST") {
@@ -52,6 +60,9 @@ export function createScenarioStep(
     sendPage(res, operations, picks, saved);
   };
 }
+
+/** The key of the picks a call was made for, from its trace state. */
+export const readPicksKey = (tracestate: unknown) => PICKS_KEY.exec(String(tracestate ?? ""))?.[1];
 
 // `operation:answer` pairs, comma-separated, each part URI-encoded; at most one per operation.
 function parseCookie(header = "", most: number): [string, string][] {

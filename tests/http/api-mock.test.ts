@@ -124,6 +124,22 @@ describe("the reference feature with the API mock on", () => {
     expect(browser.jar(server.url).get("api-mock")).toBeUndefined();
   });
 
+  it("keeps each browser's picks its own, whatever request id it sends", async () => {
+    const [ada, eve] = [new Browser(), new Browser()];
+    const headers = { "x-request-id": "the-same-id" };
+    ada.jar(server.url).set("api-mock", "getThing:no-answer,listThings:200-none");
+    // Ada's page streams its shell (to a browser, not a crawler), then waits on the call her pick
+    // holds, while Eve asks.
+    const browser = { ...headers, "user-agent": "Mozilla/5.0 Chrome/140.0.0.0 Safari/537.36" };
+    const held = await ada.fetch(`${server.url}/later/1`, { headers: browser });
+    expect(held.status).toBe(200);
+    const eves = await page(await eve.fetch(`${server.url}/things`, { headers }));
+    expect(eves.text).toContain("Amber");
+    expect(await held.text()).toContain("The thing could not be loaded");
+    const adas = await page(await ada.fetch(`${server.url}/things`, { headers }));
+    expect(adas.text).toContain("There are no things yet.");
+  });
+
   it.each([
     ["huge", "x".repeat(8_000)],
     ["malformed", "%E0%A4%A:%FF,::,,:"],
