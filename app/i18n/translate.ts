@@ -1,7 +1,7 @@
 import { useMatches } from "@remix-run/react";
 import { useMemo } from "react";
 import { APP_NAME } from "~/lib/constants";
-import { DEFAULT_LOCALE, getSourceLocale, type Locale } from "./locales";
+import { DEFAULT_LOCALE, getDirection, getSourceLocale, type Locale } from "./locales";
 
 // Messages formatted with the browser's and Node's own Intl (decision 026): `{name}` takes a
 // value, a plural message picks its form by `count`, numbers and dates follow the locale.
@@ -24,7 +24,7 @@ export type Translate = {
   number: (value: number) => string;
   /** In the TIME_ZONE setting's zone, so that the server and the browser write the same. */
   date: (value: Date | string | number, options?: Intl.DateTimeFormatOptions) => string;
-  /** A form's error: a message key (a schema's), else shown as it is (the API's own words). */
+  /** A form's error: a message key (a schema's), else the API's own words, isolated. */
   text: (keyOrText: string) => string;
   /** A page's title: `page`, then the product's name. */
   title: (page?: string) => string;
@@ -53,8 +53,12 @@ function getFormats(locale: Locale) {
 
 export function createTranslator(locale: Locale, messages: Messages, timeZone: string): Translate {
   const { plural, number } = getFormats(locale);
+  const everyText = getDirection(locale) === "rtl";
+  // FSI…PDI (UAX #9): a value with U+202E reorders nothing; in LTR, plain ASCII cannot anyway.
+  const isolate = (text: string) =>
+    everyText || /[^\x20-\x7e]/.test(text) ? `\u2068${text}\u2069` : text;
   const format = (value: string | number) =>
-    typeof value === "number" ? number.format(value) : value;
+    typeof value === "number" ? number.format(value) : isolate(value);
   const t = (key: string, values: Values = {}) => {
     const message = Object.hasOwn(messages, key) ? messages[key]! : key;
     const count = values.count;
@@ -75,7 +79,8 @@ export function createTranslator(locale: Locale, messages: Messages, timeZone: s
         ...options,
         timeZone,
       }).format(new Date(value)),
-    text: (keyOrText: string) => (Object.hasOwn(messages, keyOrText) ? t(keyOrText) : keyOrText),
+    text: (keyOrText: string) =>
+      Object.hasOwn(messages, keyOrText) ? t(keyOrText) : isolate(keyOrText),
     title: (page?: string) => (page ? t("meta.title", { page, app: APP_NAME }) : APP_NAME),
   });
 }

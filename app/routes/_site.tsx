@@ -83,7 +83,7 @@ function VisitorControl({ user }: { user: User | null }) {
   }
   return (
     <Form method="post" action="/auth/sign-out" reloadDocument className="visitor">
-      <span>{user.name}</span> <button type="submit">{t("layout.signOut")}</button>
+      <span dir="auto">{user.name}</span> <button type="submit">{t("layout.signOut")}</button>
     </Form>
   );
 }

@@ -10,6 +10,8 @@ import {
 import { postTamperedTheme } from "./theme-form";
 
 const root = (page: Page) => page.locator("html");
+// A value in a right-to-left message is isolated (FSI…PDI, docs/languages.md).
+const isolated = (text: string) => `\u2068${text}\u2069`;
 const languageButton = (page: Page, name: string) =>
   page
     .getByRole("banner")
@@ -25,7 +27,7 @@ test.describe("a browser asking for Arabic (Accept-Language: ar-EG)", () => {
     await expect(root(page)).toHaveAttribute("lang", "ar");
     await expect(root(page)).toHaveAttribute("dir", "rtl");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("الصفحة غير موجودة");
-    await expect(page).toHaveTitle("الصفحة غير موجودة · Web App");
+    await expect(page).toHaveTitle(`${isolated("الصفحة غير موجودة")} · ${isolated("Web App")}`);
     await expect(languageButton(page, "العربية")).toHaveAttribute("aria-pressed", "true");
   });
 
@@ -50,13 +52,13 @@ test("choosing Arabic keeps the page and the address, right to left, and is reme
   await expect(page).toHaveURL(/\/no\/such\/page\?x=1$/);
   await expect(root(page)).toHaveAttribute("lang", "ar");
   await expect(root(page)).toHaveAttribute("dir", "rtl");
-  await expect(page.getByRole("status")).toHaveText("أصبح الموقع باللغة العربية.");
+  await expect(page.getByRole("status")).toHaveText(`أصبح الموقع باللغة ${isolated("العربية")}.`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("الصفحة غير موجودة");
 
   const nextVisit = await context.newPage();
   await nextVisit.goto("/");
   await expect(root(nextVisit)).toHaveAttribute("dir", "rtl");
-  await expect(nextVisit.getByText("أصبح الموقع باللغة العربية.")).toHaveCount(0);
+  await expect(nextVisit.getByText(`أصبح الموقع باللغة ${isolated("العربية")}.`)).toHaveCount(0);
 
   await languageButton(nextVisit, "English").click();
   await expect(root(nextVisit)).toHaveAttribute("lang", "en");

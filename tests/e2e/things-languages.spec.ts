@@ -1,3 +1,4 @@
+import type { Page } from "@playwright/test";
 import { expect, getAlerts, getTextOutsideCatalogue, test } from "./things-fixture";
 
 const COMMENTS = ["Smells of pine.", "Needs oiling.", "Keep dry."];
@@ -58,3 +59,79 @@ for (const [locale, column] of [
     });
   });
 }
+
+// U+202E, RIGHT-TO-LEFT OVERRIDE: shown unisolated, it reverses what follows it (UAX #9).
+const RLO = "\u202e";
+
+/** What shows one of `values` outside an isolate (FSI…PDI, `<bdi>`): the title, texts, attributes. */
+function findUnisolated(page: Page, values: string[]) {
+  return page.evaluate((values) => {
+    const isolates = (element: Element | null | undefined, text: string) =>
+      element?.textContent === text &&
+      /isolate|plaintext/.test(getComputedStyle(element).unicodeBidi);
+    const isOutside = (text: string, element?: Element | null) =>
+      values.some((value) => {
+        for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) {
+          const before = text.slice(0, at);
+          const depth = before.split(/[\u2066-\u2068]/).length - before.split("\u2069").length;
+          if (depth <= 0 && !isolates(element, text)) return true;
+        }
+        return false;
+      });
+    const found = isOutside(document.title) ? [`title: ${document.title}`] : [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      // A script is no text, and a form control's value a paragraph of its own.
+      if (!parent?.closest("script, style, textarea") && isOutside(node.textContent ?? "", parent))
+        found.push(`<${parent?.localName}>: ${node.textContent}`);
+    }
+    for (const element of document.body.querySelectorAll("*"))
+      for (const { name, value } of element.attributes)
+        if (name !== "value" && isOutside(value)) found.push(`[${name}]: ${value}`);
+    return found;
+  }, values);
+}
+
+test.describe("text from the API and the address, on a right-to-left page", () => {
+  test.use({ locale: "ar" });
+
+  test("is isolated wherever it is shown: U+202E reorders nothing around it", async ({
+    page,
+    things,
+  }) => {
+    const [amber, birch] = [things.things.get("1")!, things.things.get("2")!];
+    const comments = [{ id: "1", text: `${RLO}pine` }];
+    things.things.set("1", { ...amber, name: `${RLO}Amber`, notes: `${RLO}oiled`, comments });
+    // Archived and in stock: the API refuses to finish a stock check, naming it in its own words.
+    things.things.set("2", { ...birch, name: `${RLO}Birch` });
+    const values = ["Amber", "Birch", "oiled", "pine", "zz", "x"].map((text) => RLO + text);
+    const check = async (what: string) =>
+      expect(await findUnisolated(page, values), what).toEqual([]);
+
+    for (const path of [
+      "/things",
+      "/things/1",
+      "/things/1/edit",
+      "/things/stock",
+      `/things?q=${encodeURIComponent(`${RLO}zz`)}`,
+      `/things/${encodeURIComponent(`${RLO}x`)}`,
+    ]) {
+      await page.goto(path);
+      await expect(page.locator("html")).toHaveAttribute("dir", "rtl");
+      await check(path);
+    }
+    await page.goto("/things/1");
+    await page.locator('button[value="status"]').click();
+    await expect(page.locator("section [role=status]")).toContainText(`${RLO}Amber`);
+    await check("a page message");
+    await page.goto("/things/1/edit");
+    await page.locator('form.form button[type="submit"]').click();
+    await expect(page.locator(".flash")).toContainText(`${RLO}Amber`);
+    await check("a flash");
+    await page.goto("/things/stock");
+    await page.locator('button[value="finish"]').click();
+    await expect(getAlerts(page)).toContainText(`${RLO}Birch`);
+    await check("the API's own words on a form");
+  });
+});

@@ -86,7 +86,10 @@ describe("POST /preferences/language", () => {
     const next = await get("/no/such?x=1", { Cookie: cookies.join("; "), "Accept-Language": "en" });
     const page = parseHtml(await next.text());
     expect(page.documentElement.lang).toBe("ar");
-    expect(page.querySelector(".flash")?.textContent).toBe("أصبح الموقع باللغة العربية.");
+    // A value in a right-to-left message is isolated (FSI…PDI, docs/languages.md).
+    expect(page.querySelector(".flash")?.textContent).toBe(
+      "أصبح الموقع باللغة \u2068العربية\u2069.",
+    );
     expect(page.querySelector('button[value="ar"]')?.getAttribute("aria-pressed")).toBe("true");
   });
 
