@@ -27,6 +27,7 @@ describe("the server's own bundle (npm run build:server)", () => {
     "app/lib/cache-rules.server.ts",
     "app/lib/constants.ts",
     "app/lib/errors.ts",
+    "app/lib/page-cache.server.ts",
     "app/lib/redis.server.ts",
     "app/i18n/locales.ts",
     "app/i18n/messages.server.ts",
