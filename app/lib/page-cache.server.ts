@@ -43,10 +43,8 @@ export function digestPlainData(values: unknown[], maxLength = MAX_KEY_LENGTH) {
 export const REFRESHED_HEADERS = ["cache-control", "content-location", "etag", "expires", "vary"];
 
 /**
- * A page's preconditions, in RFC 9110 §13.2.2's order, before rendering: `If-Match` other than `*`
- * fails (412, thrown), since no page has a strong tag; then an `If-None-Match` naming the page's
- * tag gets the 304 returned (`If-Modified-Since` then ignored). Pages have no Last-Modified, so
- * the date conditions do not apply. A page that is no 2xx ignores them all (§13.2.1).
+ * A 2xx page's conditions in RFC 9110 §13.2.2's order: a failed `If-Match` throws 412, an
+ * `If-None-Match` naming its tag returns the 304. No page has a Last-Modified to compare dates to.
  */
 export function answerConditionally(
   request: Request,
@@ -67,7 +65,7 @@ export function answerConditionally(
   return new Response(null, { status: 304, headers: kept });
 }
 
-/** A 412, thrown, for an `If-Match` no page can meet: any but `*` (RFC 9110 §13.1.1). */
+/** 412 for an `If-Match` but `*`: it compares strongly, and every page tag is weak (§13.1.1). */
 export function refuseFailedPrecondition(request: Request) {
   const asked = request.headers.get("If-Match");
   if (asked !== null && asked.trim() !== "*") throw createErrorResponse("PRECONDITION_FAILED");

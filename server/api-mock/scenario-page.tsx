@@ -41,7 +41,7 @@ export function createScenarioStep(
       const key = randomUUID();
       picked.set(key, picks);
       res.once("close", () => picked.delete(key));
-      // First, as a new member goes; a state already naming one repeats a key, and is not passed on.
+      // First, as a new member goes; a state already naming one repeats a key: the app drops it.
       const state = [`${PICKS_MEMBER}=${key}`, req.headers.tracestate].filter(Boolean);
       req.headers.tracestate = state.join(",");
     }
