@@ -12,7 +12,7 @@ import { expectNoServerErrors, getLogLines } from "../support/server";
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const NOTICE = "The API is a mock answering from its contract.";
 const THING = { name: "Zinc", quantity: "1", colour: "red" };
-const QUANTITY = { intent: "update", id: "1", version: "1", quantity: "3" };
+const QUANTITY = { intent: "update:1", "1.version": "1", "1.quantity": "3" };
 const NO_OPERATION = "API mock: no operation of the contracts answers this call";
 const REFUSED = "API mock: the contract refuses what was sent";
 
@@ -76,7 +76,7 @@ describe("the reference feature with the API mock on", () => {
 
   it.each([
     ["createThing:422-nameTaken", "/things/new", THING, "Another thing already has this name."],
-    ["finishStockCheck:422-archivedInStock", "/things/stock", { intent: "finish" }, "Birch is"],
+    ["finishStockCheck:422-archivedInStock", "/things/stock", { intent: "finish" }, "is still"],
     ["setThingQuantity:409-changed", "/things/stock", QUANTITY, "Someone else changed"],
   ])("with %s picked, a post to %s is refused on its form", async (picks, path, fields, shown) => {
     const response = await fetch(server.url + path, {

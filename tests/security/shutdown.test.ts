@@ -177,7 +177,7 @@ it.each(["SIGINT", "SIGTERM"] as const)(
       cpSync(path.join(projectRoot, file), path.join(dir, file), { recursive: true });
     mkdirSync(path.join(dir, "public"));
     symlinkSync(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
-    const env = { ...process.env, PORT: "0", LOG_LEVEL: "info", NODE_ENV: "" };
+    const env = { ...process.env, PORT: "0", LOG_LEVEL: "info", NODE_ENV: "development" as const };
     const npm = spawn("npm", ["run", "dev"], { cwd: dir, env, detached: true });
     let output = "";
     for (const stream of [npm.stdout, npm.stderr]) stream.on("data", (data) => (output += data));
