@@ -7,6 +7,8 @@ import {
   type ComponentProps,
   type ReactNode,
 } from "react";
+import { useTranslate } from "~/i18n/translate";
+import { toLocalDateTime } from "./date-time";
 import { FORM_ID_FIELD, INTENT_FIELD } from "./parse";
 
 /** A field as `useValidatedForm` describes it to a view: a shape only, no validation code. */
@@ -65,6 +67,17 @@ export function TextField({ meta, label, hint, ...input }: FieldProps & Componen
   return (
     <Field meta={meta} label={label} hint={hint}>
       <input {...input} defaultValue={meta.defaultValue} {...controlProps(meta, hint)} />
+    </Field>
+  );
+}
+
+/** A date and time on the clocks of the TIME_ZONE setting; the action reads it with `toInstant`. */
+export function DateTimeField({ meta, label, hint }: FieldProps) {
+  const { timeZone } = useTranslate();
+  const value = meta.defaultValue && toLocalDateTime(meta.defaultValue, timeZone);
+  return (
+    <Field meta={meta} label={label} hint={hint}>
+      <input type="datetime-local" defaultValue={value} {...controlProps(meta, hint)} />
     </Field>
   );
 }

@@ -25,10 +25,10 @@ beforeEach(() => {
   upstream.handle(api.handle);
 });
 
-const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000" }), {
-  cwd: referenceAppBuild,
-  expectedStatuses: [502, 503, 504],
-});
+const server = startSuiteServer(
+  () => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000", TIME_ZONE: "Europe/Berlin" }),
+  { cwd: referenceAppBuild, expectedStatuses: [502, 503, 504] },
+);
 
 async function get(path: string) {
   const response = await fetch(`${server.url}${path}`, { redirect: "manual" });
@@ -563,6 +563,37 @@ describe("the stock page: one form, whose rows' buttons name their row", () => {
     const message = "Enter a note of 500 characters or fewer.";
     expect(textOf(document, "#stock-note-error")).toBe(message);
     expect(posts()).toEqual([]);
+  });
+});
+
+// A date-time field reads and shows times on the clocks of TIME_ZONE (here Europe/Berlin); the
+// toolkit's controls page (tests/support/fault-routes/controls.tsx) saves them as instants.
+describe("a date-time field", () => {
+  const controls = {
+    __form__: "controls",
+    intent: "stay",
+    name: "N",
+    size: "small",
+    colour: "red",
+  };
+
+  it.each([
+    ["2025-06-01T12:00", "2025-06-01T10:00:00.000Z", "2025-06-01T12:00"],
+    ["2025-03-30T02:30", "2025-03-30T01:30:00.000Z", "2025-03-30T03:30"], // skipped: moved on
+    ["2025-10-26T02:30", "2025-10-26T00:30:00.000Z", "2025-10-26T02:30"], // twice: the first
+  ])("saves %s as the instant %s, shown again as %s", async (due, instant, shown) => {
+    const { response, document } = await post("/faults/controls", { ...controls, due });
+    expect(response.status).toBe(200);
+    expect(textOf(document, "#controls-due-description")).toBe(`Saved as ${instant}`);
+    expect(inputValue(document, "#controls-due")).toBe(shown);
+  });
+
+  it("refuses a date the calendar has not with 400, what was typed kept", async () => {
+    const due = "2025-02-29T10:00";
+    const { response, document } = await post("/faults/controls", { ...controls, due });
+    expect(response.status).toBe(400);
+    expect(textOf(document, "#controls-due-error")).toBe("This value is not valid.");
+    expect(document.querySelector("#controls-due")?.getAttribute("value")).toBe(due);
   });
 });
 
