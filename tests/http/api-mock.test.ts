@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ar from "~/i18n/shell.ar.server";
 import en from "~/i18n/shell.en.server";
 import { startMockedServer, type MockedServer } from "../support/api-mock";
 import { parseHtml } from "../support/html";
@@ -10,7 +11,7 @@ import { expectNoServerErrors, getLogLines } from "../support/server";
 // the API mock (server/api-mock/) from the feature's contract (app/api/contracts/things.yaml).
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
-const NOTICE = "The API is a mock answering from its contract.";
+const NOTICE = en["layout.apiMock"];
 const THING = { name: "Zinc", quantity: "1", colour: "red" };
 const QUANTITY = { intent: "update:1", "1.version": "1", "1.quantity": "3" };
 const NO_OPERATION = "API mock: no operation of the contracts answers this call";
@@ -57,6 +58,13 @@ describe("the reference feature with the API mock on", () => {
     expect(status).toBe(200);
     expect(text).toContain(shown);
     expect(text).toContain(NOTICE);
+  });
+
+  it("says so in the page's language", async () => {
+    const arabic = await fetch(`${server.url}/things`, { headers: { "accept-language": "ar" } });
+    const { text } = await page(arabic);
+    expect(text).toContain(`${ar["layout.apiMock"]} ${ar["layout.apiMockLink"]}`);
+    expect(text).not.toContain(NOTICE);
   });
 
   it("answers /readyz's call itself", async () => {
