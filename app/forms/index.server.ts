@@ -63,14 +63,10 @@ async function handleSubmission<S extends $ZodType>(
   const { value, errors } = checkPayload(handler.schema, toPayload(posted));
   const values = toPayload([...fields].filter(([name]) => name !== FORM_ID_FIELD));
   const formId = fields.get(FORM_ID_FIELD) ?? undefined;
-  const reply = (
-    status: number,
-    errors: FormErrors = {},
-    said?: Pick<FormReply, "message" | "lang">,
-  ) => {
+  const reply = (status: number, errors: FormErrors = {}, more?: Partial<FormReply>) => {
     // What was sent now shows the page's data; what else was typed is given back.
     if (showsPageData(status)) for (const name of sentNames(value, item)) delete values[name];
-    const body: FormReply = { formId, status, values, errors: itemErrors(errors, item), ...said };
+    const body: FormReply = { ...more, formId, status, values, errors: itemErrors(errors, item) };
     return data(body, { status });
   };
   if (errors) return reply(400, errors);

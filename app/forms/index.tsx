@@ -244,7 +244,9 @@ export function PageMessage() {
       </p>
     );
   }
-  const messages = Object.values(reply.errors).flatMap((list) => list?.map(say(t, reply.lang)));
+  const messages = Object.values(reply.errors).flatMap(
+    (list) => list?.map(say(t, reply.lang)) ?? [],
+  );
   const items = (messages.length ? messages : [t("errors.NOT_CHANGED.message")]).map(
     (text, index) => <li key={index}>{text}</li>,
   );
