@@ -128,14 +128,14 @@ test("a 409 shows on its row with the latest stock, or above the rows if the row
   await expect(page.getByRole("status").first()).toHaveText("The stock check is finished.");
 });
 
-// The page's words in each language: a row's refusal and the API failing land on the row, in the
-// page's language, and the API's own words no key says are marked as the API's language.
+// The page's words in each language: the API's 422 and 409, and the API failing, land on the row
+// in the page's language; the API's own words no key says are marked as the API's language.
 for (const locale of ["en", "ar"] as const) {
   test.describe(`in ${locale}`, () => {
     test.use({ locale });
     const words = { ...shellMessages[locale], ...thingMessages[locale] };
 
-    test("a row's 409 and the API failing show on that row, what was typed kept", async ({
+    test("a row's refusals and the API failing show on that row, what was typed kept", async ({
       page,
       things,
     }) => {
@@ -143,6 +143,11 @@ for (const locale of ["en", "ar"] as const) {
       const typed = page.getByRole("textbox").last();
       await page.goto("/things/stock");
       await typed.fill("Counted twice.");
+      const birch = page.getByRole("group", { name: "Birch", exact: true }).getByRole("textbox");
+      await birch.fill("5");
+      await page.getByRole("group", { name: "Birch" }).getByRole("button").first().click();
+      await expect(birch).toHaveAccessibleDescription(words["things.stock.archivedInStock"]);
+
       things.things.set("3", { ...things.things.get("3")!, quantity: 15, version: 2 });
       await cedar.getByRole("button").first().click();
       await expect(cedar).toHaveAccessibleDescription(words["things.changed.stock"]);
