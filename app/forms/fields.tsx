@@ -143,7 +143,7 @@ export const FieldsetField = (group: FieldProps & { children: ReactNode }) => (
 );
 
 function Fieldset({ id, children, ...field }: FieldProps & { id?: string; children: ReactNode }) {
-  const describedBy = id && field.meta.errors?.length ? `${id}-error` : undefined;
+  const describedBy = id && controlProps(field.meta, field.hint)["aria-describedby"];
   return (
     <fieldset
       className="field"
