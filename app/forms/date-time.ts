@@ -16,6 +16,7 @@ export function toInstant(text: string, timeZone: string) {
   const clock = readClock(text);
   if (Number.isNaN(clock)) return undefined;
   const fits = (time: number) => readClock(formatClock(time, timeZone)) === clock;
+  // The zone's offsets a day either side: where they differ, its clocks change near this time.
   const [before, after] = [clock - DAY_MS, clock + DAY_MS].map((time) => getOffset(time, timeZone));
   const later = clock - after!;
   return new Date(fits(later) && !fits(clock - before!) ? later : clock - before!).toISOString();
