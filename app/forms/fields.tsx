@@ -18,7 +18,7 @@ export type FieldMeta = { id: string; name: string; errors?: ReactNode[]; defaul
 export const joined = (messages: ReactNode[]) =>
   messages.flatMap((said, i) => (i ? [" ", said] : [said]));
 
-type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
+type FieldProps = { meta: FieldMeta; label: ReactNode; hint?: ReactNode };
 /** `lang` when the label is in another language than the page (a language's own name). */
 type Option = { value: string; label: string; lang?: string };
 
@@ -166,7 +166,7 @@ function Choice({
 }: {
   field: FieldProps;
   type: string;
-  option: Option;
+  option: Omit<Option, "label"> & { label: ReactNode };
   first: boolean;
 }) {
   const id = first ? field.meta.id : `${field.meta.id}-${option.value}`;

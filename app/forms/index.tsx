@@ -168,14 +168,14 @@ export function ValidatedForm({ form, children, ...props }: ValidatedFormProps) 
   );
 }
 
-/** A message key in the page's words; else the API's own words, marked with their language. */
+/** A message key in the page's words; else the API's own words, isolated, in their language. */
 const say = (t: Translate, lang?: string) => (message: string) => {
   const text = t.text(message);
   if (text !== message || !lang) return text;
   return (
-    <span key={text} lang={lang}>
+    <bdi key={text} lang={lang}>
       {text}
-    </span>
+    </bdi>
   );
 };
 

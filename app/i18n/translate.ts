@@ -26,7 +26,7 @@ export type Translate = {
   number: (value: number) => string;
   /** In the TIME_ZONE setting's zone, so that the server and the browser write the same. */
   date: (value: Date | string | number, options?: Intl.DateTimeFormatOptions) => string;
-  /** A form's error: a message key (a schema's), else the API's own words, isolated. */
+  /** A form's error: a message key (a schema's), else shown as it is (the API's own words). */
   text: (keyOrText: string) => string;
   /** A page's title: `page`, then the product's name. */
   title: (page?: string) => string;
@@ -82,8 +82,7 @@ export function createTranslator(locale: Locale, messages: Messages, timeZone: s
         ...options,
         timeZone,
       }).format(new Date(value)),
-    text: (keyOrText: string) =>
-      Object.hasOwn(messages, keyOrText) ? t(keyOrText) : isolate(keyOrText),
+    text: (keyOrText: string) => (Object.hasOwn(messages, keyOrText) ? t(keyOrText) : keyOrText),
     title: (page?: string) => (page ? t("meta.title", { page, app: APP_NAME }) : APP_NAME),
   });
 }

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { sendProblem } from "../support/things-api";
 import { expect, getAlerts, getTextOutsideCatalogue, test } from "./things-fixture";
 
 const COMMENTS = ["Smells of pine.", "Needs oiling.", "Keep dry."];
@@ -103,7 +104,6 @@ test.describe("text from the API and the address, on a right-to-left page", () =
     const [amber, birch] = [things.things.get("1")!, things.things.get("2")!];
     const comments = [{ id: "1", text: `${RLO}pine` }];
     things.things.set("1", { ...amber, name: `${RLO}Amber`, notes: `${RLO}oiled`, comments });
-    // Archived and in stock: the API refuses to finish a stock check, naming it in its own words.
     things.things.set("2", { ...birch, name: `${RLO}Birch` });
     const values = ["Amber", "Birch", "oiled", "pine", "zz", "x"].map((text) => RLO + text);
     const check = async (what: string) =>
@@ -129,6 +129,10 @@ test.describe("text from the API and the address, on a right-to-left page", () =
     await page.locator('form.form button[type="submit"]').click();
     await expect(page.locator(".flash")).toContainText(`${RLO}Amber`);
     await check("a flash");
+    // The API's own words, on a field its call gives no message of the page's for.
+    const detail = `${RLO}Birch is still in stock.`;
+    const errors = [{ pointer: "#/note", detail }];
+    things.intercept(/^POST \/stock-checks/, (_, res) => sendProblem(res, 422, { errors }), 1);
     await page.goto("/things/stock");
     await page.locator('button[value="finish"]').click();
     await expect(getAlerts(page)).toContainText(`${RLO}Birch`);
