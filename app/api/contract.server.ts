@@ -1,6 +1,6 @@
 import type { Call, CallOptions, Check, Contract, OperationName, OperationOf } from "./call";
 import { createValidator, FORM_TYPE, JSON_TYPE, readOperations } from "./openapi.server";
-import type { Media } from "./openapi.server";
+import type { Media, Operation } from "./openapi.server";
 
 const compilers = new WeakMap<object, ReturnType<typeof createValidator>>();
 const isEmpty: Check = Object.assign((value: unknown) => value === undefined, {
@@ -20,31 +20,37 @@ export function defineCall<Paths, Name extends OperationName<Paths>>(
 ): Call<OperationOf<Paths, Name>> {
   const operation = readOperations(contract).find((o) => `${o.method} ${o.path}` === name);
   if (!operation) throw new Error(`${name}: not in the contract`);
-  const { body, responses } = operation;
   for (const status of Object.keys({ ...options.errors, ...options.formErrors })) {
-    if (!responses.some((response) => response.status === status))
+    if (!operation.responses.some((response) => response.status === status))
       throw new Error(`${name}: ${status} is not an answer in the contract`);
   }
-  let compile = compilers.get(contract);
-  if (!compile)
-    compilers.set(contract, (compile = createValidator(contract, { useDefaults: true })));
-  const [type, media] = findType(body?.types, FORM_TYPE) ?? [];
-  const answers = responses.filter(({ status }) => status.startsWith("2"));
+  let checks: Call["checks"];
   return {
     name: operation.id,
     method: operation.method as Call["method"],
     path: operation.path as Call["path"],
     ...options,
-    checks: {
-      params: compile(operation.params),
-      query: compile(operation.query),
-      body: media && { type: type!, required: body!.required, check: compile(media.schema) },
-      answers: Object.fromEntries(
-        answers.map(({ status, types }) => {
-          const json = findType(types)?.[1];
-          return [status, json ? compile(json.schema) : isEmpty];
-        }),
-      ),
+    // Compiled at the first call, so that a start does not compile what it may never call.
+    get checks() {
+      return (checks ??= compileChecks(contract, operation));
     },
+  };
+}
+
+function compileChecks(contract: object, { params, query, body, responses }: Operation) {
+  let compile = compilers.get(contract);
+  if (!compile)
+    compilers.set(contract, (compile = createValidator(contract, { useDefaults: true })));
+  const [type, media] = findType(body?.types, FORM_TYPE) ?? [];
+  const answers = responses
+    .filter(({ status }) => status.startsWith("2"))
+    .map(({ status, types }) => [status, findType(types)?.[1]] as const);
+  return {
+    params: compile(params),
+    query: compile(query),
+    body: media && { type: type!, required: body!.required, check: compile(media.schema) },
+    answers: Object.fromEntries(
+      answers.map(([status, json]) => [status, json ? compile(json.schema) : isEmpty]),
+    ),
   };
 }

@@ -6,30 +6,31 @@ import { parse } from "yaml";
 import { listContracts } from "./contracts";
 
 // `npm run contracts`: beside each contract (`things.yaml`), the document as JSON, which the app
-// reads at run time (`things.json`), and its types (`things.d.json.ts`, TypeScript's declaration
-// of that JSON module); `--check` only says which are stale.
+// imports (`things.json`), and its types (`things.d.json.ts`, TypeScript's declaration of that
+// JSON module); `--check` only says which are stale.
 
-const TYPED = `import type { Contract } from "~/api/call";\n`;
-const EXPORT = "\ndeclare const contract: Contract<paths>;\nexport default contract;\n";
+const TYPES_HEADER = `${COMMENT_HEADER}import type { Contract } from "~/api/call";\n`;
+const TYPES_FOOTER = "\ndeclare const contract: Contract<paths>;\nexport default contract;\n";
+
+type File = [path: string, text: string];
 
 /** Each file generated from the contracts of `dir`, as it is now, and whether the disk has it. */
 export async function generateContractFiles(dir: string) {
-  const generated = await Promise.all(
-    listContracts(dir).map(async (contract) => {
-      const types = astToString(await openapiTS(pathToFileURL(contract)));
-      const document = JSON.stringify(parse(readFileSync(contract, "utf8")));
-      return [
-        [contract.replace(/\.yaml$/, ".json"), document],
-        [contract.replace(/\.yaml$/, ".d.json.ts"), COMMENT_HEADER + TYPED + types + EXPORT],
-      ];
-    }),
+  const files = await Promise.all(
+    listContracts(dir).flatMap((contract): (File | Promise<File>)[] => [
+      [contract.replace(/\.yaml$/, ".json"), JSON.stringify(parse(readFileSync(contract, "utf8")))],
+      openapiTS(pathToFileURL(contract)).then((ast): File => [
+        contract.replace(/\.yaml$/, ".d.json.ts"),
+        TYPES_HEADER + astToString(ast) + TYPES_FOOTER,
+      ]),
+    ]),
   );
   return Promise.all(
-    generated.flat().map(async ([file, text]) => {
-      const config = await prettier.resolveConfig(file!);
-      const formatted = await prettier.format(text!, { ...config, filepath: file });
-      const written = existsSync(file!) ? readFileSync(file!, "utf8") : undefined;
-      return { file: file!, text: formatted, fresh: written === formatted };
+    files.map(async ([file, text]) => {
+      const config = await prettier.resolveConfig(file);
+      const formatted = await prettier.format(text, { ...config, filepath: file });
+      const written = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+      return { file, text: formatted, fresh: written === formatted };
     }),
   );
 }
