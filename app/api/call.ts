@@ -1,21 +1,20 @@
 import type { FormErrors } from "~/forms/parse";
 import type { ErrorCode } from "~/lib/errors";
 
-// What a call is, and what its contract's types say it sends and reads: types only, so that every
-// module of app/api/ and each contract's generated `<name>.d.json.ts` can import them.
+// What a call is, and what its contract's types say it sends and reads: types only, for every
+// module of app/api/ and each contract's generated `<name>.d.json.ts`.
 
 declare const typed: unique symbol;
+type Defined<T> = Exclude<T, undefined>;
+type Verb = "get" | "put" | "post" | "delete" | "patch" | "head";
 
 /** An API contract as `npm run contracts` copies it (`<name>.json`), its operations typed. */
 export type Contract<Paths = unknown> = { openapi: string; [typed]?: Paths };
 
-type Verb = "get" | "put" | "post" | "delete" | "patch" | "head";
-type Defined<T> = Exclude<T, undefined>;
-
 /** Each operation of `Paths` named as the contract writes it: "GET /things/{id}". */
 export type OperationName<Paths> = {
   [P in keyof Paths & string]: {
-    [V in keyof Paths[P] & Verb]: [Defined<Paths[P][V]>] extends [never]
+    [V in keyof Paths[P] & Verb]: Defined<Paths[P][V]> extends never
       ? never
       : `${Uppercase<V>} ${P}`;
   }[keyof Paths[P] & Verb];
@@ -26,7 +25,7 @@ export type OperationOf<Paths, Name> =
     ? Defined<Paths[P][Lowercase<V> & keyof Paths[P]]>
     : never;
 
-/** Checks a value against a schema of the contract, filling in its defaults (ajv's). */
+/** Checks a value against one of the contract's schemas, filling in its defaults (ajv's). */
 export type Check = ((value: unknown) => boolean) & {
   errors?: { instancePath: string; message?: string }[] | null;
 };
@@ -46,8 +45,8 @@ export type Call<Operation = unknown> = {
   auth?: "visitor";
   /** The contract's checks of what is sent, and of each 2xx answer; without them, any answer. */
   checks?: {
-    params?: Check;
-    query?: Check;
+    params: Check;
+    query: Check;
     body?: { type: string; required: boolean; check: Check };
     answers: Partial<Record<string, Check>>;
   };
@@ -62,6 +61,7 @@ export type CallOptions<O> = Pick<Call, "idempotencyKey" | "retry" | "auth"> & {
   formErrors?: { [S in Statuses<O>]?: ReadFormErrors };
 };
 
+// `K` is left out when the operation has none, optional when it may be.
 type Part<K extends string, T> = [Defined<T>] extends [never]
   ? { [_ in K]?: undefined }
   : undefined extends T
@@ -72,8 +72,8 @@ type Part<K extends string, T> = [Defined<T>] extends [never]
 type Parameters<O, In extends string> = O extends { parameters: { [_ in In]?: infer T } }
   ? T
   : never;
-type Content<T> = T extends { content: infer C } ? C[keyof C] : T;
-type Body<O> = O extends { requestBody?: infer B } ? Content<B> : never;
+type Content<T, Else> = T extends { content: infer C } ? C[keyof C] : Else;
+type Body<O> = O extends { requestBody?: infer B } ? Content<B, B> : never;
 
 export type CallInput<C> =
   C extends Call<infer O>
@@ -82,9 +82,8 @@ export type CallInput<C> =
         Part<"body", Body<O>>
     : never;
 
-type Answer<R> = R extends { content: infer C } ? C[keyof C] : undefined;
 type Answers<R> = {
-  [S in keyof R]: `${S & number}` extends `2${string}` ? Answer<R[S]> : never;
+  [S in keyof R]: `${S & number}` extends `2${string}` ? Content<R[S], undefined> : never;
 }[keyof R];
 
 export type CallResult<C> =

@@ -19,8 +19,6 @@ export type Operation = {
   /** The path parameters, and the query's, each as one object schema. */
   params: object;
   query: object;
-  /** The query parameters that take several values. */
-  lists: string[];
   body?: { required: boolean; types: Record<string, Media> };
   responses: { status: string; description: string; types: Record<string, Media> }[];
 };
@@ -48,15 +46,11 @@ function readMedia(root: Node, [{ content = {} }, at]: Located) {
   const types = Object.entries(content as Record<string, Node>);
   return Object.fromEntries(
     types.map(([type, { example, examples = {} }]): [string, Media] => {
-      const named = Object.entries(examples as Node).map(([key, value]): [string, Node] => [
-        key,
-        follow(root, value, "")[0],
-      ]);
-      if (example !== undefined) named.push(["example", { value: example }]);
-      return [
-        type,
-        { schema: { $ref: `${at}/content${pointer([type])}/schema` }, examples: named },
-      ];
+      const named = Object.entries(examples as Node);
+      const found = named.map(([key, value]): [string, Node] => [key, follow(root, value, "")[0]]);
+      if (example !== undefined) found.push(["example", { value: example }]);
+      const schema = { $ref: `${at}/content${pointer([type])}/schema` };
+      return [type, { schema, examples: found }];
     }),
   );
 }
@@ -90,9 +84,6 @@ export function readOperations(document: object): Operation[] {
         secured: security.some((requirement) => Object.keys(requirement).length > 0),
         params: inPlace("path"),
         query: inPlace("query"),
-        lists: parameters
-          .filter(([p]) => p.in === "query" && (p.schema as Node | undefined)?.type === "array")
-          .map(([p]) => String(p.name)),
         body: body && { required: body[0].required === true, types: readMedia(root, body) },
         responses: responses.map(([status, answer]) => {
           const response = follow(root, answer, `${at}/responses/${status}`);

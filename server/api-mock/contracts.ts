@@ -5,8 +5,8 @@ import type { Operation as ContractOperation } from "~/api/openapi.server";
 import { isNestedDeeperThan, MAX_JSON_DEPTH } from "~/lib/json-depth";
 import { describe, readAnswers, type Answer } from "./answers";
 
-// The API contracts (OpenAPI 3.1, one document per file in app/api/contracts/), read for the mock:
-// each operation, how to check what the app sends it, and every answer it may give.
+// The API contracts (app/api/contracts/), their JSON copies read as the app reads them: each
+// operation, how to check what the app sends it, and every answer it may give.
 
 export type Operation = ContractOperation & {
   contract: string;
@@ -72,11 +72,9 @@ export function readContracts(dir: string) {
           }
         },
         check(sent: Sent) {
+          // One value, or several: coerced to the parameter's type, a list or not.
           const values = Object.fromEntries(
-            [...new Set(sent.query.keys())].map((key) => {
-              const all = sent.query.getAll(key);
-              return [key, read.lists.includes(key) ? all : all[0]];
-            }),
+            [...new Set(sent.query.keys())].map((key) => [key, sent.query.getAll(key)]),
           );
           return (
             describe(checkParams, sent.params, "path") ??
