@@ -14,9 +14,8 @@ for (const [locale, dir] of [
       const amber = things.things.get("1")!;
       const comments = COMMENTS.map((text, i) => ({ id: String(i + 1), text }));
       things.things.set("1", { ...amber, comments, notes: "Oiled in May." });
-      const data = [...[...things.things.values()].map((thing) => thing.name), ...COMMENTS];
       const check = async (what: string) =>
-        expect(await getTextOutsideCatalogue(page, [...data, "Oiled in May."]), what).toEqual([]);
+        expect(await getTextOutsideCatalogue(page), what).toEqual([]);
 
       for (const path of PAGES) {
         await page.goto(path);
