@@ -1,12 +1,6 @@
 import type { Page } from "@playwright/test";
-import {
-  expect,
-  getAlerts,
-  getTextOutsideCatalogue,
-  JAVASCRIPT_ONLY,
-  test,
-  waitForHydration,
-} from "./fixtures";
+import { expect, getAlerts, JAVASCRIPT_ONLY, test, waitForHydration } from "./fixtures";
+import { getTextOutsideCatalogue } from "./pseudo-locale";
 import { postTamperedTheme } from "./theme-form";
 
 const root = (page: Page) => page.locator("html");

@@ -1,5 +1,6 @@
 import { sendJson } from "../support/upstream";
-import { getAlerts, getTextOutsideCatalogue } from "./fixtures";
+import { getAlerts } from "./fixtures";
+import { getTextOutsideCatalogue } from "./pseudo-locale";
 import { expect, test } from "./with-upstream";
 
 // The second feature of the reference app (routes/_site.parcels.tsx): a screen added beside the

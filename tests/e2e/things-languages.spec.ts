@@ -1,4 +1,5 @@
-import { expect, getAlerts, getTextOutsideCatalogue, test } from "./things-fixture";
+import { getTextOutsideCatalogue } from "./pseudo-locale";
+import { expect, getAlerts, test } from "./things-fixture";
 
 const COMMENTS = ["Smells of pine.", "Needs oiling.", "Keep dry."];
 const PAGES = ["/things", "/things/1", "/things/1/edit", "/things/stock", "/things?q=zz"];
