@@ -226,10 +226,10 @@ const REFERENCE_POSTS: Post[] = [
     body: "__form__=thing-actions&intent=status&status=archived&version=0",
     picks: "changeThingStatus:409-changed",
   },
-  { path: "/things/stock", body: "__form__=stock-3&intent=update&id=3&version=1&quantity=x" },
+  { path: "/things/stock", body: "__form__=stock&intent=update:3&3.version=1&3.quantity=x" },
   {
     path: "/things/stock",
-    body: "__form__=stock-3&intent=update&id=3&version=0&quantity=5",
+    body: "__form__=stock&intent=update:3&3.version=0&3.quantity=5",
     picks: "setThingQuantity:409-changed",
   },
 ];
