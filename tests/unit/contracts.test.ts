@@ -8,31 +8,31 @@ import { getConstrained, getThing, sendNote } from "../support/fault-routes/call
 import faults from "../support/fault-routes/faults.json";
 
 const root = path.resolve(import.meta.dirname, "../..");
-const APP = path.join(root, "app/api/contracts");
-const FEATURE = path.join(root, "tests/fixtures/reference-app/app/api/contracts");
-const FAULTS = path.join(root, "tests/support/fault-routes");
 
-// The API contracts (app/api/contracts/): what the calls are made from and the mock answers.
-describe("the contracts", () => {
-  it.each([APP, FEATURE, FAULTS])(
-    "in %s have their copies generated as they are now",
-    async (dir) => {
-      const stale = (await generateContractFiles(dir)).filter((file) => !file.fresh);
-      expect(stale.map(({ file }) => `${file}: run npm run contracts`)).toEqual([]);
-    },
-  );
+const expectFresh = async (dir: string) => {
+  const stale = (await generateContractFiles(dir)).filter((file) => !file.fresh);
+  expect(stale.map(({ file }) => `${file}: run npm run contracts`)).toEqual([]);
+};
 
-  it("of the reference feature answer every operation from an example true to its schema", () => {
-    const { operations, problems } = readContracts(FEATURE);
-    expect(problems).toEqual([]);
-    expect(operations).toHaveLength(10);
-    for (const operation of operations) expect(operation.answers[0]!.status).toBeLessThan(300);
-  });
+// The API contracts of the app and of every feature the reference app adds beside it, whatever
+// they hold: what the calls are made from and the mock answers (app/api/contracts/).
+describe.each(["app", "tests/fixtures/reference-app/app"])("the contracts in %s", (dir) => {
+  const contracts = path.join(root, dir, "api/contracts");
 
-  it("of the app are a stub with no operation yet", () => {
-    expect(readContracts(APP)).toEqual({ operations: [], problems: [] });
+  it("have their JSON copies and types generated as they are now", () => expectFresh(contracts));
+
+  it("give every answer of every operation a named example true to its schema, a success first", () => {
+    const { operations, problems } = readContracts(contracts);
+    const missing = operations.flatMap(({ id, answers }) =>
+      answers.filter((answer) => answer.missing).map((answer) => `${id}: ${answer.label}`),
+    );
+    expect([...problems, ...missing]).toEqual([]);
+    for (const { id, answers } of operations) expect(answers[0]!.status, id).toBeLessThan(300);
   });
 });
+
+it("the failure tests' contract has its JSON copy and types generated as it is now", () =>
+  expectFresh(path.join(root, "tests/support/fault-routes")));
 
 // Each `@ts-expect-error` below is a type error `npm run typecheck` requires, naming what the
 // contract does not have; the same declarations are refused when the server starts.
