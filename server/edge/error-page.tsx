@@ -1,4 +1,4 @@
-import type { Request, Response } from "express";
+import type { Response } from "express";
 import { renderToStaticMarkup } from "react-dom/server";
 import { ErrorView, getErrorTitle } from "~/components/error-boundary";
 import {
@@ -11,6 +11,7 @@ import {
 import { pickMessages, shellMessages } from "~/i18n/messages.server";
 import { createTranslator } from "~/i18n/translate";
 import { getError, type ErrorCode } from "~/lib/errors";
+import { hasBody } from "./body";
 
 const DRAIN_MS = 1_000;
 const renderedPages = new Map<string, string>();
@@ -73,10 +74,4 @@ export function sendErrorPage(res: Response, code: ErrorCode) {
     .set({ "Cache-Control": "no-store", "Content-Language": locale, Vary: "Accept-Language" })
     .type("html")
     .send(renderErrorPage(code, locale));
-}
-
-export function hasBody(req: Request) {
-  return (
-    req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0
-  );
 }
