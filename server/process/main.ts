@@ -8,17 +8,21 @@ import { startMetrics } from "../observability/metrics";
 import { startTracing } from "../observability/tracing";
 import type * as BuildModule from "./build";
 import { createConnections, createHttpServer, MAX_HEADER_COUNT } from "./connections";
+import { takeListenFd } from "./listen-fds";
 
 /**
- * Loads the Remix build, which reads the configuration (a bad setting is one line and exit code
- * 1), then starts everything configured and listens. `npm run dev` (server/dev.ts) adds its
- * development steps (the API mock's page) before Remix.
+ * Takes the socket a service manager handed over, if any, and loads the Remix build, which reads
+ * the configuration (a bad setting is one line and exit code 1), then starts everything configured
+ * and listens. `npm run dev` (server/dev.ts) adds its development steps (the API mock's page)
+ * before Remix.
  */
 export async function startServer({
   developmentSteps = [],
 }: { developmentSteps?: RequestHandler[] } = {}) {
   let loaded: typeof BuildModule;
+  let listenFd: number | undefined;
   try {
+    listenFd = takeListenFd();
     loaded = await import("./build");
     loaded.app.getConfig();
   } catch (error) {
@@ -117,11 +121,9 @@ export async function startServer({
     process.exit(0);
   }
 
-  // systemd socket activation: the socket handed over as fd 3 is already bound.
-  const handedOver = config.LISTEN_FDS && (!config.LISTEN_PID || config.LISTEN_PID === process.pid);
   const port = await listen(
     server,
-    handedOver ? { fd: 3 } : { port: config.PORT, host: config.HOST },
+    listenFd === undefined ? { port: config.PORT, host: config.HOST } : { fd: listenFd },
   );
   logger.info(
     { port, host: config.HOST ?? "all interfaces" },
