@@ -7,7 +7,7 @@ import { startRateLimitStore } from "../edge/rate-limit";
 import { startMetrics } from "../observability/metrics";
 import { startTracing } from "../observability/tracing";
 import type * as BuildModule from "./build";
-import { createConnections, createHttpServer, MAX_HEADER_COUNT } from "./connections";
+import { createConnections, MAX_HEADER_COUNT } from "./connections";
 import { takeListenFd } from "./listen-fds";
 
 /**
@@ -55,7 +55,7 @@ export async function startServer({
     startTracing(config, entry),
     startMetrics(config, entry, connections.countInFlight),
   ]);
-  const metricsServer = metrics && createHttpServer(config, logger, metrics.handle);
+  const metricsServer = metrics && connections.createMetricsServer(metrics.handle);
   const metricsPort =
     metricsServer &&
     (await listen(metricsServer, { port: config.METRICS_PORT!, host: config.HOST }));
@@ -83,8 +83,9 @@ export async function startServer({
   });
   const server = connections.createAppServer(app);
 
-  // SIGTERM or SIGINT: not ready but serving for SHUTDOWN_DELAY_MS while endpoints let go, then drain
-  // and exit 0, or 1 past the deadline. A repeated signal changes nothing (decision 024).
+  // SIGTERM or SIGINT: not ready but serving, with Connection: close, for SHUTDOWN_DELAY_MS while
+  // endpoints let go, then drain and exit 0, or 1 past the deadline. A repeated signal changes
+  // nothing (decision 024).
   for (const name of ["SIGTERM", "SIGINT", "SIGHUP"] as const)
     process.on(name, (signal) => void shutDown(signal));
 
@@ -96,6 +97,7 @@ export async function startServer({
       );
     }
     shuttingDown = true;
+    connections.stopKeepingAlive();
     setTimeout(() => {
       logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting");
       process.exit(1);
