@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response as ExpressResponse } from "express";
 import { createErrorResponse } from "~/lib/errors";
 
@@ -5,11 +6,24 @@ import { createErrorResponse } from "~/lib/errors";
 const MIN_AVERAGE_PIECE_BYTES = 256;
 const MIN_PIECES = 1_024;
 const BLOCK_BYTES = 64 * 1024;
+const DRAIN_MS = 1_000;
 
-export function hasBody(req: Request) {
+export function hasBody(req: IncomingMessage) {
   return (
     req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0
   );
+}
+
+/**
+ * Once `res` is sent with its request's body still unread (refused, or never wanted), the rest is
+ * read and dropped for a moment, then the connection closes: closing at once could lose the answer.
+ */
+export function drainWhenAnswered(req: IncomingMessage, res: ServerResponse) {
+  res.once("finish", () => {
+    if (req.complete || !hasBody(req)) return;
+    const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+    req.once("end", () => clearTimeout(timer)).once("close", () => clearTimeout(timer));
+  });
 }
 
 export const expectsContinue = (req: Request) =>

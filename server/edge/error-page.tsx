@@ -11,9 +11,7 @@ import {
 import { pickMessages, shellMessages } from "~/i18n/messages.server";
 import { createTranslator } from "~/i18n/translate";
 import { getError, type ErrorCode } from "~/lib/errors";
-import { hasBody } from "./body";
 
-const DRAIN_MS = 1_000;
 const renderedPages = new Map<string, string>();
 
 /**
@@ -54,20 +52,10 @@ export function renderErrorPage(code: ErrorCode, locale: ShippedLocale = DEFAULT
   return page;
 }
 
-/**
- * The page, never cached, in the language Accept-Language asks for (before Remix, no cookie is
- * read); a body left unread is drained a moment, as closing at once could lose the page.
- */
+/** The page, never cached, in the language Accept-Language asks for (before Remix, no cookie is read). */
 export function sendErrorPage(res: Response, code: ErrorCode) {
   const req = res.req;
   res.locals.refusal = code;
-  if (hasBody(req) && !req.complete) {
-    res.once("finish", () => {
-      if (req.complete) return;
-      const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
-      req.once("end", () => clearTimeout(timer)).once("close", () => clearTimeout(timer));
-    });
-  }
   const locale = matchLocale(req.get("Accept-Language") ?? null, LOCALES) ?? DEFAULT_LOCALE;
   res
     .status(getError(code).status)

@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Config } from "~/lib/config.server";
 import type { AppEntry } from "../app";
+import { drainWhenAnswered } from "../edge/body";
 import { createNodeRefusals } from "./client-errors";
 
 type Logger = AppEntry["logger"];
@@ -15,6 +16,10 @@ const MAX_PIPELINED = 16;
 const METRICS_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 function createHttpServer(config: Config, logger: Logger, listener: RequestListener) {
+  const handle: RequestListener = (req, res) => {
+    drainWhenAnswered(req, res);
+    listener(req, res);
+  };
   const server = createServer(
     {
       headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
@@ -24,8 +29,9 @@ function createHttpServer(config: Config, logger: Logger, listener: RequestListe
       // The edge refuses a missing Host itself, with the error page and security headers.
       requireHostHeader: false,
     },
-    listener,
+    handle,
   );
+  server.on("checkContinue", handle).on("checkExpectation", handle);
   server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
   server.maxHeadersCount = MAX_HEADER_COUNT + 1;
   closeStalledConnections(server, config.SEND_TIMEOUT_MS, logger);
@@ -67,8 +73,6 @@ export function createConnections(config: Config, logger: Logger) {
       if (queue.length === 1) app(req, res);
     };
     return createHttpServer(config, logger, serve)
-      .on("checkContinue", serve)
-      .on("checkExpectation", serve)
       .on("clientError", refusals.onClientError)
       .on("connect", refusals.onConnect);
   }

@@ -103,7 +103,7 @@ async function readRoutesTakingBodies() {
 
 describe("every route that takes a body", () => {
   // Only a route's limit can end a body that never ends here: the request timeout is an hour.
-  const server = startSuiteServer({ REQUEST_TIMEOUT_MS: "3600000" });
+  const server = startSuiteServer({ REQUEST_TIMEOUT_MS: "3600000", METRICS_PORT: "0" });
 
   it("refuses a declared length over its limit at once, without 100 Continue, and a chunked body as it streams past it, then closes within the drain", async () => {
     const routes = await readRoutesTakingBodies();
@@ -120,6 +120,14 @@ describe("every route that takes a body", () => {
       ]),
     );
     expect(answers).toEqual(routes.map(({ target }) => [target, 413, 413]));
+  });
+
+  it("drains a body an answer leaves unread a moment, then closes: a missing file, the metrics port", async () => {
+    const statuses = await Promise.all([
+      sendLargeBody(server.port, Infinity, true, { target: "/build/x.js", untilClosed: true }),
+      sendLargeBody(server.metricsPort!, Infinity, true, { target: "/metrics", untilClosed: true }),
+    ]);
+    expect(statuses).toEqual([404, 404]);
   });
 });
 
