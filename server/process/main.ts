@@ -132,7 +132,8 @@ export async function startServer({
     `listening on http://localhost:${port}`,
   );
   if (config.NODE_ENV === "development") void broadcastDevReady(build);
-  process.send?.({ type: "listening", port, metricsPort });
+  // A parent may have closed the channel it handed over: it is then told nothing.
+  process.send?.({ type: "listening", port, metricsPort }, undefined, undefined, () => {});
 }
 
 function listen(on: Server, at: { port: number; host?: string } | { fd: number }) {

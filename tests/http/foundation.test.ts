@@ -10,6 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { once } from "node:events";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +20,7 @@ import {
   projectRoot,
   reservePort,
   runServerUntilExit,
+  spawnServer,
   startServer,
   startSuiteServer,
 } from "../support/server";
@@ -289,6 +291,20 @@ describe("a socket handed over (LISTEN_FDS, LISTEN_PID), read as sd_listen_fds(3
       }
     },
   );
+
+  it("starts whether or not the parent still holds the IPC channel it handed over", async () => {
+    const listener = await reservePort();
+    const orphan = spawnServer({}, { listener });
+    orphan.child.disconnect();
+    const exited = once(orphan.child, "exit");
+    try {
+      await expect.poll(() => orphan.stdout()).toContain('"msg":"listening');
+      expect((await fetch(`${listener.url}/healthz`)).status).toBe(200);
+    } finally {
+      orphan.child.kill();
+      expect(await exited).toEqual([0, null]);
+    }
+  });
 
   it("is not taken from a forked server's IPC channel at fd 3 without LISTEN_PID", async () => {
     const forked = await startServer({ LISTEN_FDS: "1" }, { fd3: "ipc" });
