@@ -51,6 +51,20 @@ export function createReportEndpoint(
   const limit = limitWrites(REPORTS_PER_MINUTE, undefined, () =>
     sink?.countRefused(endpoint, "rate_limited"),
   );
+  const take = async (req: Request, res: Response) => {
+    let body: Uint8Array;
+    try {
+      body = await readBody(req, res);
+    } catch (refusal) {
+      if (!(refusal instanceof globalThis.Response)) return void res.destroy();
+      const { code } = getErrorForStatus(refusal.status);
+      return refuse(res, code === "PAYLOAD_TOO_LARGE" ? "too_large" : "malformed", code);
+    }
+    const reason = accept(new TextDecoder().decode(body), req, res);
+    if (reason)
+      return refuse(res, reason, reason === "too_large" ? "PAYLOAD_TOO_LARGE" : undefined);
+    res.status(204).set("Cache-Control", "no-store").end();
+  };
   return (req, res, next) => {
     if (req.path !== REPORTS[endpoint].path) return next();
     res.locals.route = "reports";
@@ -58,20 +72,7 @@ export function createReportEndpoint(
       res.setHeader("Allow", "POST");
       return sendErrorPage(res, "METHOD_NOT_ALLOWED");
     }
-    void limit(req, res, async () => {
-      let body: Uint8Array;
-      try {
-        body = await readBody(req, res);
-      } catch (refusal) {
-        if (!(refusal instanceof globalThis.Response)) return void res.destroy();
-        const { code } = getErrorForStatus(refusal.status);
-        return refuse(res, code === "PAYLOAD_TOO_LARGE" ? "too_large" : "malformed", code);
-      }
-      const reason = accept(Buffer.from(body).toString("utf8"), req, res);
-      if (reason)
-        return refuse(res, reason, reason === "too_large" ? "PAYLOAD_TOO_LARGE" : undefined);
-      res.status(204).set("Cache-Control", "no-store").end();
-    });
+    void limit(req, res, () => void take(req, res).catch(next));
   };
 }
 
