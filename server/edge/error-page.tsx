@@ -52,7 +52,10 @@ export function renderErrorPage(code: ErrorCode, locale: ShippedLocale = DEFAULT
   return page;
 }
 
-/** The page, never cached, in the language Accept-Language asks for (before Remix, no cookie is read). */
+/**
+ * The page, never cached, in the language Accept-Language asks for (before Remix, no cookie is
+ * read).
+ */
 export function sendErrorPage(res: Response, code: ErrorCode) {
   const req = res.req;
   res.locals.refusal = code;

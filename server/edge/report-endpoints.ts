@@ -6,7 +6,7 @@ import { readBody } from "./body";
 import { sendErrorPage } from "./error-page";
 import { limitWrites } from "./rate-limit";
 
-/** What browsers report, where, in which types and at most how large (the edge holds them to it). */
+/** What browsers report: where, in which types, at most how large (the edge holds them to it). */
 export const REPORTS = {
   csp: {
     path: "/__reports/csp",
