@@ -3,6 +3,7 @@ import { z } from "zod";
 import { getAccessToken, getRefreshedAccessToken } from "~/auth/guards.server";
 import { FormRefusal } from "~/forms/index.server";
 import { formatPath, type FormErrors } from "~/forms/parse";
+import type { MessageKey } from "~/i18n/translate";
 import { getConfig, type Config } from "~/lib/config.server";
 import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
 import { createThrottledWarning, getRequestFields, logger } from "~/lib/logger.server";
@@ -86,25 +87,32 @@ const ProblemDetailsSchema = z.object({
     .optional(),
 });
 
-/** RFC 9457 problem details, `errors` as in the RFC's example; `fields` renames the API's names. */
-export function problemDetails({ fields = {} }: { fields?: Record<string, string> } = {}) {
+/**
+ * RFC 9457 problem details, `errors` as in the RFC's example: each message the key `messages` gives
+ * its pointer (`""` the problem as a whole), else the API's own words; `fields` renames its names.
+ */
+export function problemDetails(
+  messages: Record<string, MessageKey> = {},
+  { fields = {} }: { fields?: Record<string, string> } = {},
+) {
+  const keys = new Map(Object.entries(messages).map(([at, key]) => [getFieldName(at), key]));
   return (body: unknown): FormErrors | undefined => {
     const problem = ProblemDetailsSchema.safeParse(body);
     if (!problem.success) return undefined;
     const { title, detail, errors = [] } = problem.data;
-    const message = detail ?? title;
+    const message = keys.get("") ?? detail ?? title;
     if (!errors.length) return message ? { "": [message] } : undefined;
     const answer: FormErrors = {};
     for (const error of errors) {
       const name = getFieldName(error.pointer);
-      (answer[fields[name] ?? name] ??= []).push(error.detail);
+      (answer[fields[name] ?? name] ??= []).push(keys.get(name) ?? error.detail);
     }
     return answer;
   };
 }
 
 /** One message for the whole form whatever the answer says, as for a 409. */
-export function formMessage(message: string) {
+export function formMessage(message: MessageKey) {
   return (): FormErrors => ({ "": [message] });
 }
 

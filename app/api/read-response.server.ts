@@ -3,6 +3,7 @@ import type { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import { FormRefusal } from "~/forms/index.server";
+import { LANGUAGE_TAG } from "~/i18n/locales";
 import type { ErrorCode } from "~/lib/errors";
 import { isNestedDeeperThan, MAX_JSON_DEPTH } from "~/lib/json-depth";
 import type { Call, CallResult } from "./client.server";
@@ -52,13 +53,19 @@ export async function readAnswer<C extends Call>(
   const formErrors = readFormErrors?.(body);
   response.destroy();
   // The action shows these on the form that posted, with the API's status.
-  if (formErrors) throw new FormRefusal(status, formErrors);
+  if (formErrors) throw new FormRefusal(status, formErrors, getLanguage(response));
   const expected = status >= 400 && status < 500 ? call.errors?.[status] : undefined;
   if (expected) throw new UpstreamError(expected, `answered ${status}`, status);
   throw new UpstreamError(
     FAILURE_FOR_STATUS[status] ?? "UPSTREAM_BAD_RESPONSE",
     `answered ${status}`,
   );
+}
+
+// The language of the answer's own words, when its Content-Language names one.
+function getLanguage(response: IncomingMessage) {
+  const tag = response.headers["content-language"]?.trim() ?? "";
+  return LANGUAGE_TAG.test(tag) ? tag : undefined;
 }
 
 const decoders: Record<string, () => Transform> = {

@@ -7,10 +7,16 @@ import {
   type ComponentProps,
   type ReactNode,
 } from "react";
+import { useTranslate } from "~/i18n/translate";
+import { toLocalDateTime } from "./date-time";
 import { FORM_ID_FIELD, INTENT_FIELD } from "./parse";
 
 /** A field as `useValidatedForm` describes it to a view: a shape only, no validation code. */
-export type FieldMeta = { id: string; name: string; errors?: string[]; defaultValue?: string };
+export type FieldMeta = { id: string; name: string; errors?: ReactNode[]; defaultValue?: string };
+
+/** Messages one after the other, as a paragraph says them. */
+export const joined = (messages: ReactNode[]) =>
+  messages.flatMap((said, i) => (i ? [" ", said] : [said]));
 
 type FieldProps = { meta: FieldMeta; label: string; hint?: ReactNode };
 /** `lang` when the label is in another language than the page (a language's own name). */
@@ -29,7 +35,7 @@ function controlProps({ id, name, errors }: FieldMeta, hint: ReactNode) {
 
 // The hint before the control and the error after it, as GOV.UK forms have them.
 function Described({ meta, hint, children }: FieldProps & { children: ReactNode }) {
-  const error = meta.errors?.join(" ");
+  const error = meta.errors?.length ? joined(meta.errors) : null;
   return (
     <>
       {hint ? (
@@ -61,6 +67,17 @@ export function TextField({ meta, label, hint, ...input }: FieldProps & Componen
   return (
     <Field meta={meta} label={label} hint={hint}>
       <input {...input} defaultValue={meta.defaultValue} {...controlProps(meta, hint)} />
+    </Field>
+  );
+}
+
+/** A date and time on the clocks of the TIME_ZONE setting; the action reads it with `toInstant`. */
+export function DateTimeField({ meta, label, hint }: FieldProps) {
+  const { timeZone } = useTranslate();
+  const value = meta.defaultValue && toLocalDateTime(meta.defaultValue, timeZone);
+  return (
+    <Field meta={meta} label={label} hint={hint}>
+      <input type="datetime-local" defaultValue={value} {...controlProps(meta, hint)} />
     </Field>
   );
 }
@@ -112,19 +129,30 @@ export function CheckboxField(field: FieldProps) {
 
 export function RadioGroupField({ options, ...field }: FieldProps & { options: Option[] }) {
   return (
-    <fieldset className="field">
+    <Fieldset {...field}>
+      {options.map((option, index) => (
+        <Choice key={option.value} field={field} type="radio" option={option} first={!index} />
+      ))}
+    </Fieldset>
+  );
+}
+
+/** Controls that go together under `label` (a row's); its own messages (`meta`) show in it. */
+export const FieldsetField = (group: FieldProps & { children: ReactNode }) => (
+  <Fieldset {...group} id={group.meta.id} />
+);
+
+function Fieldset({ id, children, ...field }: FieldProps & { id?: string; children: ReactNode }) {
+  const describedBy = id && controlProps(field.meta, field.hint)["aria-describedby"];
+  return (
+    <fieldset
+      className="field"
+      id={id}
+      tabIndex={id ? -1 : undefined}
+      aria-describedby={describedBy}
+    >
       <legend>{field.label}</legend>
-      <Described {...field}>
-        {options.map((option, index) => (
-          <Choice
-            key={option.value}
-            field={field}
-            type="radio"
-            option={option}
-            first={index === 0}
-          />
-        ))}
-      </Described>
+      <Described {...field}>{children}</Described>
     </fieldset>
   );
 }

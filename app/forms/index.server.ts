@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 import type { $ZodObject, $ZodType, $ZodTypes, output } from "zod/v4/core";
 import { getConfig } from "~/lib/config.server";
 import { createSignedCookie } from "~/lib/cookies.server";
-import { createErrorResponse } from "~/lib/errors";
+import { createErrorResponse, errorCatalogue, isErrorCode } from "~/lib/errors";
 import { checkPayload, FORM_ID_FIELD, INTENT_FIELD, itemErrors, parsePath } from "./parse";
 import { showsPageData, splitIntent, toPayload, WRAPPERS } from "./parse";
 import type { FormErrors, FormReply } from "./parse";
@@ -17,6 +17,8 @@ export class FormRefusal extends Error {
   constructor(
     readonly status: number,
     readonly errors: FormErrors,
+    /** The language of the API's own words among `errors` (Content-Language), if it said. */
+    readonly lang?: string,
   ) {
     super(`refused with ${status}: messages for the form`);
   }
@@ -61,24 +63,35 @@ async function handleSubmission<S extends $ZodType>(
   const { value, errors } = checkPayload(handler.schema, toPayload(posted));
   const values = toPayload([...fields].filter(([name]) => name !== FORM_ID_FIELD));
   const formId = fields.get(FORM_ID_FIELD) ?? undefined;
-  const reply = (status: number, errors: FormErrors = {}, message?: string) => {
+  const reply = (status: number, errors: FormErrors = {}, more?: Partial<FormReply>) => {
     // What was sent now shows the page's data; what else was typed is given back.
     if (showsPageData(status)) for (const name of sentNames(value, item)) delete values[name];
-    const body: FormReply = { formId, status, values, errors: itemErrors(errors, item), message };
+    const body: FormReply = { ...more, formId, status, values, errors: itemErrors(errors, item) };
     return data(body, { status });
   };
   if (errors) return reply(400, errors);
   try {
     const outcome = await handler.submit(value, item ?? "");
-    if ("message" in outcome) return reply(200, {}, outcome.message);
+    if ("message" in outcome) return reply(200, {}, { message: outcome.message });
     const response = redirect(outcome.redirectTo, { status: 303, headers: outcome.headers });
     if (outcome.flash)
       response.headers.append("Set-Cookie", await flashCookie.serialize(outcome.flash));
     return response;
   } catch (error) {
-    if (!(error instanceof FormRefusal)) throw error;
-    return reply(error.status, error.errors);
+    if (error instanceof FormRefusal)
+      return reply(error.status, error.errors, { lang: error.lang ?? getConfig().API_LANGUAGE });
+    const code = await readUpstreamFailure(error);
+    if (!code) throw error;
+    return reply(errorCatalogue[code].status, { "": [`errors.${code}.message`] });
   }
+}
+
+// The API failing (callApi's 502, 503 and 504) is said on the form that posted, what was typed kept.
+async function readUpstreamFailure(error: unknown) {
+  if (!(error instanceof Response) || error.status < 500) return undefined;
+  const answer = error.clone().json() as Promise<{ code?: unknown }>;
+  const { code } = await answer.catch(() => ({ code: undefined }));
+  return isErrorCode(code) && code.startsWith("UPSTREAM_") ? code : undefined;
 }
 
 const sentNames = (value: unknown, item?: string) =>

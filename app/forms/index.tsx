@@ -1,9 +1,10 @@
 import { Form, useActionData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { Fragment, useEffect, useRef, useState } from "react";
 import type { FormEvent, MouseEvent, ReactNode, RefObject } from "react";
 import type { $ZodType, input } from "zod/v4/core";
 import { useTranslate, type Translate } from "~/i18n/translate";
-import { FormIdContext, type FieldMeta } from "./fields";
+import { getErrorForStatus, type ErrorCode } from "~/lib/errors";
+import { FormIdContext, joined, type FieldMeta } from "./fields";
 import {
   checkPayload,
   FORM_ID_FIELD,
@@ -103,15 +104,15 @@ export function useValidatedForm<S extends Schemas>({ id, schema, defaultValue }
     const value = getValue(values, name);
     const text = typeof value === "number" ? String(value) : value === true ? "on" : value;
     const defaultText = typeof text === "string" ? text : undefined;
-    const errors = state.errors[name]?.map(t.text);
+    const errors = state.errors[name]?.map(say(t, reply?.lang));
     return { id: `${id}-${name}`, name, errors, defaultValue: defaultText };
   };
   const form = {
     id,
     /** By field name, `""` the form's own: each a message of the page's, or the API's words. */
     errors: Object.fromEntries(
-      Object.entries(state.errors).map(([name, list]) => [name, list?.map(t.text)]),
-    ) as FormErrors,
+      Object.entries(state.errors).map(([name, list]) => [name, list?.map(say(t, reply?.lang))]),
+    ) as Record<string, ReactNode[] | undefined>,
     status: state.status,
     attempts: state.attempts,
     refused: (reply?.status ?? 0) >= 400,
@@ -167,8 +168,24 @@ export function ValidatedForm({ form, children, ...props }: ValidatedFormProps) 
   );
 }
 
+/** A message key in the page's words; else the API's own words, marked with their language. */
+const say = (t: Translate, lang?: string) => (message: string) => {
+  const text = t.text(message);
+  if (text !== message || !lang) return text;
+  return (
+    <span key={text} lang={lang}>
+      {text}
+    </span>
+  );
+};
+
+const REFUSAL_TITLES: Record<number, ErrorCode> = { 403: "FORBIDDEN", 409: "NOT_CHANGED" };
+
 function getRefusalTitle(t: Translate, status: number) {
-  const code = status === 403 ? "FORBIDDEN" : status === 409 ? "NOT_CHANGED" : "VALIDATION_FAILED";
+  const code =
+    status >= 500
+      ? getErrorForStatus(status).code
+      : (REFUSAL_TITLES[status] ?? "VALIDATION_FAILED");
   return t(`errors.${code}.title`);
 }
 
@@ -188,16 +205,17 @@ export function ErrorSummary({ form, fields }: { form: FormState; fields: FieldM
     summary.current?.focus();
   });
   if (others.length + invalid.length === 0) return null;
+  const own = (form.errors[""] ?? []).map((text, index) => <li key={index}>{text}</li>);
   const items = [
-    ...(form.errors[""] ?? []).map((text) => <li key={text}>{text}</li>),
+    <Fragment key="">{own}</Fragment>,
     ...invalid.map(({ id, name, errors }) => (
       <li key={name}>
         <a href={`#${id}`} onClick={(event) => focusField(event, id)}>
-          {errors!.join(" ")}
+          {joined(errors!)}
         </a>
       </li>
     )),
-    ...others.filter(([name]) => name).map(([name, list]) => <li key={name}>{list!.join(" ")}</li>),
+    ...others.filter(([name]) => name).map(([name, list]) => <li key={name}>{joined(list!)}</li>),
   ];
   const title = getRefusalTitle(t, form.status);
   return <Alert box={summary} id={`${form.id}-error-summary`} title={title} items={items} />;
@@ -226,10 +244,12 @@ export function PageMessage() {
       </p>
     );
   }
-  const messages = Object.values(reply.errors).flatMap((list) => list?.map(t.text) ?? []);
-  const items = (messages.length ? messages : [t("errors.NOT_CHANGED.message")]).map((text) => (
-    <li key={text}>{text}</li>
-  ));
+  const messages = Object.values(reply.errors).flatMap(
+    (list) => list?.map(say(t, reply.lang)) ?? [],
+  );
+  const items = (messages.length ? messages : [t("errors.NOT_CHANGED.message")]).map(
+    (text, index) => <li key={index}>{text}</li>,
+  );
   const title = getRefusalTitle(t, reply.status);
   // Hidden until the styles show it: never a second copy of what the form that posted shows.
   return (

@@ -18,6 +18,8 @@ export type FormReply = {
   values: Values;
   errors: FormErrors;
   message?: string;
+  /** The language of what in `errors` is no message key: the API's own words. */
+  lang?: string;
 };
 
 export const isFormReply = (value: unknown): value is FormReply =>
@@ -37,9 +39,13 @@ export function splitIntent(intent: string): [string, string | null | undefined]
   return [intent.slice(0, at), item?.length === 1 && typeof item[0] === "string" ? item[0] : null];
 }
 
+/** Errors of item `item`'s fields, named `item.…`; its form-level ones are the item's own. */
 export const itemErrors = (errors: FormErrors = {}, item?: string) =>
   Object.fromEntries(
-    Object.entries(errors).map(([name, list]) => [name && item ? `${item}.${name}` : name, list]),
+    Object.entries(errors).map(([name, list]) => [
+      item && name ? `${item}.${name}` : item || name,
+      list,
+    ]),
   );
 
 // A schema's messages are message keys; a check it words none of says this one's.

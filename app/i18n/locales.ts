@@ -17,6 +17,9 @@ const RIGHT_TO_LEFT: readonly Locale[] = ["ar", "ar-XB"];
 /** Each language's name in itself, as the language form offers it. */
 export const LOCALE_NAMES: Record<ShippedLocale, string> = { en: "English", ar: "العربية" };
 
+/** A language tag as Content-Language and `lang` take it (BCP 47's common form). */
+export const LANGUAGE_TAG = /^[a-z]{2,3}(?:-[a-z\d]{1,8})*$/i;
+
 export const getDirection = (locale: Locale) => (RIGHT_TO_LEFT.includes(locale) ? "rtl" : "ltr");
 
 /** The shipped locale a pseudo-locale shows the words of. */

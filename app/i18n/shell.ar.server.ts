@@ -10,6 +10,8 @@ const ar = {
   "layout.loading": "جارٍ التحميل",
   "layout.signIn": "تسجيل الدخول",
   "layout.signOut": "تسجيل الخروج",
+  "layout.apiMock": "واجهة البرمجة محاكاةٌ تجيب وفق عقدها.",
+  "layout.apiMockLink": "اختر إجاباتها",
   "theme.legend": "المظهر",
   "theme.system": "النظام",
   "theme.light": "فاتح",

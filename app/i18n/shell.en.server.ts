@@ -10,6 +10,8 @@ const en = {
   "layout.loading": "Loading",
   "layout.signIn": "Sign in",
   "layout.signOut": "Sign out",
+  "layout.apiMock": "The API is a mock answering from its contract.",
+  "layout.apiMockLink": "Pick its answers",
   "theme.legend": "Theme",
   "theme.system": "System",
   "theme.light": "Light",

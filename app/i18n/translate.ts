@@ -21,6 +21,8 @@ type Values = Record<string, string | number>;
 export type Translate = {
   (key: MessageKey, values?: Values): string;
   locale: Locale;
+  /** The TIME_ZONE setting: dates are written, and date-time fields read, on its clocks. */
+  timeZone: string;
   number: (value: number) => string;
   /** In the TIME_ZONE setting's zone, so that the server and the browser write the same. */
   date: (value: Date | string | number, options?: Intl.DateTimeFormatOptions) => string;
@@ -68,6 +70,7 @@ export function createTranslator(locale: Locale, messages: Messages, timeZone: s
   };
   return Object.assign(t, {
     locale,
+    timeZone,
     number: (value: number) => number.format(value),
     date: (value: Date | string | number, options?: Intl.DateTimeFormatOptions) =>
       new Intl.DateTimeFormat(locale, {

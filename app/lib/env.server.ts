@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LANGUAGE_TAG } from "~/i18n/locales";
 
 // Every environment variable the app reads, validated once by getConfig (config.server.ts);
 // docs/configuration.md has a row for each.
@@ -89,6 +90,11 @@ export const EnvSchema = z.object({
     .transform((value) => value === "true"),
   /** Largest API answer read; a larger one counts as a bad response. */
   API_MAX_RESPONSE_BYTES: bytes.default(1_048_576),
+  /** The language of the API's own words (a form shows them when no message key says them). */
+  API_LANGUAGE: z
+    .string()
+    .regex(LANGUAGE_TAG, "must be a language tag such as en or pt-BR")
+    .default("en"),
   /** `true` behind one reverse proxy: trust its X-Forwarded-* headers (else they are dropped). */
   TRUST_PROXY: z
     .enum(["true", "false"])

@@ -44,7 +44,7 @@ export default function SiteLayout() {
     <>
       {apiMock ? (
         <p className="api-mock-notice">
-          The API is a mock answering from its contract. <a href="/_api-mock">Pick its answers</a>
+          {t("layout.apiMock")} <a href="/_api-mock">{t("layout.apiMockLink")}</a>
         </p>
       ) : null}
       <header className="site-header">

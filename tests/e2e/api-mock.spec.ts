@@ -1,3 +1,5 @@
+import ar from "../../app/i18n/shell.ar.server";
+import en from "../../app/i18n/shell.en.server";
 import { startMockedServer } from "../support/api-mock";
 import { expect, markWindow, testOnServer } from "./fixtures";
 
@@ -8,7 +10,7 @@ const test = testOnServer(
   (mocked) => mocked.url,
 );
 
-const NOTICE = "The API is a mock answering from its contract.";
+const NOTICE = en["layout.apiMock"];
 
 test("every page of the reference feature renders, saying the API is a mock", async ({ page }) => {
   for (const [path, heading] of [
@@ -22,6 +24,17 @@ test("every page of the reference feature renders, saying the API is a mock", as
     await expect(page.getByRole("heading", { name: heading, exact: true })).toBeVisible();
     await expect(page.getByText(NOTICE)).toBeVisible();
   }
+});
+
+test.describe("in Arabic", () => {
+  test.use({ locale: "ar" });
+
+  test("the notice is in the page's language", async ({ page }) => {
+    await page.goto("/things");
+    await expect(page.getByText(ar["layout.apiMock"])).toBeVisible();
+    await expect(page.getByRole("link", { name: ar["layout.apiMockLink"] })).toBeVisible();
+    await expect(page.getByText(NOTICE)).toHaveCount(0);
+  });
 });
 
 test("with “422, Name taken” picked, the API's message shows beside the name", async ({

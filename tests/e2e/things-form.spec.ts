@@ -128,35 +128,47 @@ test("the API's 422 shows beside its field; after its 409 the form holds the lat
 });
 
 // The toolkit's controls, one of each kind (tests/support/fault-routes/controls.tsx): after a post
-// that comes back to the page, by a redirect or a message, each shows what was saved.
+// that comes back to the page, by a redirect or a message, each shows what was saved. The date and
+// time is read on the clocks of TIME_ZONE (Europe/Berlin here): a time they skip is moved on, one
+// they show twice is the first, and the instant saved is the field's hint.
 test("every kind of control shows the saved data after a post that comes back", async ({
   page,
 }) => {
   await page.goto("/faults/controls");
-  for (const [button, done, name, size, colour, urgent] of [
-    ["Save and reload", "Saved and reloaded.", "Second", "large", "blue", true],
-    ["Save here", "Saved here.", "Third", "small", "red", false],
+  for (const [button, done, name, size, colour, urgent, due] of [
+    ["Save and reload", "Saved and reloaded.", "Second", "large", "blue", true, "2025-03-30T02:30"],
+    ["Save here", "Saved here.", "Third", "small", "red", false, "2025-10-26T02:30"],
   ] as const) {
     await field(page, "Name").fill(name);
     await field(page, "Size").selectOption(size);
     await page.getByRole("radio", { name: colour }).check();
     await field(page, "Urgent").setChecked(urgent);
+    await field(page, "Due").fill(due);
     await page.getByRole("button", { name: button }).click();
     await expect(page.getByRole("status").filter({ hasText: done })).toBeVisible();
     await expect(field(page, "Name")).toHaveValue(name);
     await expect(field(page, "Size")).toHaveValue(size);
     await expect(page.getByRole("radio", { name: colour })).toBeChecked();
     await expect(field(page, "Urgent")).toBeChecked({ checked: urgent });
+    const [shown, saved] = DATE_TIMES[due];
+    await expect(field(page, "Due")).toHaveValue(shown);
+    await expect(field(page, "Due")).toHaveAccessibleDescription(`Saved as ${saved}`);
   }
 });
 
-test("a form on its way says so on its button; a failed write shows the catalogue's page", async ({
+const DATE_TIMES = {
+  "2025-03-30T02:30": ["2025-03-30T03:30", "2025-03-30T01:30:00.000Z"],
+  "2025-10-26T02:30": ["2025-10-26T02:30", "2025-10-26T00:30:00.000Z"],
+} as const;
+
+test("a form on its way says so on its button; the API failing answers on it, typed kept", async ({
   page,
   things,
   javaScriptEnabled,
 }) => {
   const held = holdAnswer(things, /^PATCH \/things\/3$/, (_req, res) => sendJson(res, 503, {}));
   await page.goto("/things/3/edit");
+  await field(page, "Notes").fill("Typed before the API failed.");
   const posting = page.click("button:text('Save changes')");
   await expect.poll(held.arrived).toBe(true);
   if (javaScriptEnabled) {
@@ -165,6 +177,9 @@ test("a form on its way says so on its button; a failed write shows the catalogu
   }
   held.release();
   await posting;
-  await expect(page.getByRole("heading", { level: 1, name: "Service unavailable" })).toBeVisible();
-  await expect(page.getByRole("banner")).toBeVisible();
+  await expect(getAlerts(page).getByRole("heading")).toHaveText("Service unavailable");
+  await expect(getAlerts(page)).toBeFocused();
+  await expect(getAlerts(page)).toContainText("A service this page depends on is not available");
+  await expect(field(page, "Notes")).toHaveValue("Typed before the API failed.");
+  await expect(page).toHaveURL(/\/things\/3\/edit$/);
 });

@@ -21,7 +21,12 @@ export const test = base.extend<{ upstream: Upstream }, WorkerFixtures>({
     async ({ build }, use) => {
       const cwd = build === "reference-app" ? await buildReferenceApp() : projectRoot;
       const upstream = await startUpstream();
-      const env = { API_BASE_URL: upstream.url, API_TIMEOUT_MS: "10000", PSEUDO_LOCALES: "true" };
+      const env = {
+        API_BASE_URL: upstream.url,
+        API_TIMEOUT_MS: "10000",
+        PSEUDO_LOCALES: "true",
+        TIME_ZONE: "Europe/Berlin", // a zone whose clocks change, for date-time fields
+      };
       const server = await startServer(env, { cwd });
       await use({ server, upstream });
       await server.stop();

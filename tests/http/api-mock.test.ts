@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ar from "~/i18n/shell.ar.server";
 import en from "~/i18n/shell.en.server";
 import { startMockedServer, type MockedServer } from "../support/api-mock";
 import { parseHtml } from "../support/html";
@@ -10,9 +11,9 @@ import { expectNoServerErrors, getLogLines } from "../support/server";
 // the API mock (server/api-mock/) from the feature's contract (app/api/contracts/things.yaml).
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
-const NOTICE = "The API is a mock answering from its contract.";
+const NOTICE = en["layout.apiMock"];
 const THING = { name: "Zinc", quantity: "1", colour: "red" };
-const QUANTITY = { intent: "update", id: "1", version: "1", quantity: "3" };
+const QUANTITY = { intent: "update:1", "1.version": "1", "1.quantity": "3" };
 const NO_OPERATION = "API mock: no operation of the contracts answers this call";
 const REFUSED = "API mock: the contract refuses what was sent";
 
@@ -59,6 +60,13 @@ describe("the reference feature with the API mock on", () => {
     expect(text).toContain(NOTICE);
   });
 
+  it("says so in the page's language", async () => {
+    const arabic = await fetch(`${server.url}/things`, { headers: { "accept-language": "ar" } });
+    const { text } = await page(arabic);
+    expect(text).toContain(`${ar["layout.apiMock"]} ${ar["layout.apiMockLink"]}`);
+    expect(text).not.toContain(NOTICE);
+  });
+
   it("answers /readyz's call itself", async () => {
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
@@ -76,7 +84,7 @@ describe("the reference feature with the API mock on", () => {
 
   it.each([
     ["createThing:422-nameTaken", "/things/new", THING, "Another thing already has this name."],
-    ["finishStockCheck:422-archivedInStock", "/things/stock", { intent: "finish" }, "Birch is"],
+    ["finishStockCheck:422-archivedInStock", "/things/stock", { intent: "finish" }, "is still"],
     ["setThingQuantity:409-changed", "/things/stock", QUANTITY, "Someone else changed"],
   ])("with %s picked, a post to %s is refused on its form", async (picks, path, fields, shown) => {
     const response = await fetch(server.url + path, {

@@ -233,8 +233,8 @@ const REFERENCE_POSTS = [
   },
   { path: "/things/3?q=e", body: `__form__=thing-actions&intent=comment&text=${"c".repeat(501)}` },
   { path: "/things/3?q=e", body: "__form__=thing-actions&intent=status&status=archived&version=0" },
-  { path: "/things/stock", body: "__form__=stock-3&intent=update&id=3&version=1&quantity=x" },
-  { path: "/things/stock", body: "__form__=stock-3&intent=update&id=3&version=0&quantity=5" },
+  { path: "/things/stock", body: "__form__=stock&intent=update:3&3.version=1&3.quantity=x" },
+  { path: "/things/stock", body: "__form__=stock&intent=update:3&3.version=0&3.quantity=5" },
 ];
 
 describe("the reference feature's budgets (tests/fixtures/reference-app)", () => {

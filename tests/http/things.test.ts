@@ -6,6 +6,8 @@ import { startSuiteServer } from "../support/server";
 import { createThingsApi, sendProblem, type ThingsApi } from "../support/things-api";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
 import { buildReferenceApp, referenceAppBuild } from "../support/reference-app";
+import { thingMessages } from "../fixtures/reference-app/app/i18n/things.server";
+import { shellMessages } from "~/i18n/messages.server";
 
 // The reference feature (tests/fixtures/reference-app: /things and its forms) against the scripted
 // things API, as a browser without JavaScript sees it, and through single fetch as one with it.
@@ -23,20 +25,20 @@ beforeEach(() => {
   upstream.handle(api.handle);
 });
 
-const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000" }), {
-  cwd: referenceAppBuild,
-  expectedStatuses: [502, 503, 504],
-});
+const server = startSuiteServer(
+  () => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000", TIME_ZONE: "Europe/Berlin" }),
+  { cwd: referenceAppBuild, expectedStatuses: [502, 503, 504] },
+);
 
 async function get(path: string) {
   const response = await fetch(`${server.url}${path}`, { redirect: "manual" });
   return { response, document: parseHtml(await response.text()) };
 }
 
-async function post(path: string, fields: Record<string, string> | string) {
+async function post(path: string, fields: Record<string, string> | string, language = "en") {
   const response = await fetch(`${server.url}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
+    headers: { "content-type": "application/x-www-form-urlencoded", "accept-language": language },
     body: typeof fields === "string" ? fields : new URLSearchParams(fields),
     redirect: "manual",
   });
@@ -204,28 +206,54 @@ describe("adding a thing", () => {
     ]);
   });
 
-  it("shows the API's 422 beside the field it points at", async () => {
-    const { response, document } = await post("/things/new", { ...validThing, name: "Birch" });
+  it.each(["en", "ar"] as const)(
+    "shows the API's 422 beside its field, in %s",
+    async (language) => {
+      const birch = { ...validThing, name: "Birch" };
+      const { response, document } = await post("/things/new", birch, language);
+      expect(response.status).toBe(422);
+      const message = thingMessages[language]["things.form.nameTaken"];
+      expect(text(document, ".error-summary a")).toEqual([message]);
+      expect(document.getElementById("thing-form-name-error")?.textContent).toBe(message);
+      expect(document.querySelector("main [lang]")).toBeNull();
+      expect(inputValue(document, "#thing-form-name")).toBe("Birch");
+    },
+  );
+
+  // A pointer the call maps to no key: the API's words, in the language its answer names, else
+  // in API_LANGUAGE's (en), so that an Arabic page never says they are Arabic.
+  it.each([
+    [{}, "Too long.", "en"],
+    [{ "content-language": "fr-CA" }, "Trop long.", "fr-CA"],
+  ])("marks the API's own words with their language: %j", async (headers, detail, lang) => {
+    const body = JSON.stringify({ errors: [{ pointer: "#/notes", detail }] });
+    api.intercept(/^POST \/things$/, (_req, res) => res.writeHead(422, headers).end(body));
+    const { response, document } = await post("/things/new", validThing, "ar");
     expect(response.status).toBe(422);
-    const message = "Another thing already has this name. Choose a different name.";
-    expect(text(document, ".error-summary a")).toEqual([message]);
-    expect(document.getElementById("thing-form-name-error")?.textContent).toBe(message);
-    expect(inputValue(document, "#thing-form-name")).toBe("Birch");
+    const marked = document.querySelector("#thing-form-notes-error [lang]");
+    expect([marked?.textContent, marked?.getAttribute("lang")]).toEqual([detail, lang]);
   });
 
-  it.each<[string, Answer, ErrorCode]>([
+  // The API failing on a write answers the form that posted: its status, and what was typed.
+  it.each<[string, Answer, ErrorCode, "en" | "ar"]>([
     [
       "a 422 it cannot read",
       (res) => res.writeHead(422, { "content-type": "text/html" }).end("<p>no</p>"),
       BAD_ANSWER,
+      "en",
     ],
-    ["a 503, not retried", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE"],
-    ["a 409 the call does not expect", (res) => sendProblem(res, 409, {}), BAD_ANSWER],
-  ])("shows %s as the catalogue's page", async (_case, answer, code) => {
+    ["a 503, not retried", (res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", "ar"],
+    ["a 409 the call does not expect", (res) => sendProblem(res, 409, {}), BAD_ANSWER, "ar"],
+    ["no answer in time", () => {}, "UPSTREAM_TIMEOUT", "en"],
+    ["a reset before any answer", (res) => res.socket?.destroy(), "UPSTREAM_UNAVAILABLE", "ar"],
+  ])("answers %s on the form, with what was typed", async (_case, answer, code, language) => {
     api.intercept(/^POST \/things$/, (_req, res) => answer(res));
-    const { response, document } = await post("/things/new", validThing);
+    const { response, document } = await post("/things/new", validThing, language);
     expect(response.status).toBe(errorCatalogue[code].status);
-    expectCataloguePage(document, code);
+    const words = shellMessages[language];
+    expect(shownText(document, "h2")).toEqual([words[`errors.${code}.title`]]);
+    expect(shownText(document, "li")).toEqual([words[`errors.${code}.message`]]);
+    expect(inputValue(document, "#thing-form-name")).toBe(validThing.name);
     expect(upstreamCalls()).toEqual(["POST /things"]);
   });
 });
@@ -387,96 +415,142 @@ describe("a thing's page: one form whose buttons name a comment, a status, a del
   });
 });
 
-describe("the stock page: a form on every row, and one for the whole page", () => {
-  const postRow = (id: string, fields: Record<string, string>) =>
-    post("/things/stock", { __form__: `stock-${id}`, id, ...fields });
+describe("the stock page: one form, whose rows' buttons name their row", () => {
+  const typed = { "4.version": "1", "4.quantity": "31", note: "Counted twice." };
+  const postRow = (intent: string, fields: Record<string, string>, language = "en") =>
+    post("/things/stock", { __form__: "stock", ...typed, intent, ...fields }, language);
   const finishCheck = (note: string) =>
-    post("/things/stock", { __form__: "stock-check", intent: "finish", note });
-  const value = (document: Document, id: string) => inputValue(document, `#stock-${id}-quantity`);
+    post("/things/stock", { __form__: "stock", intent: "finish", note });
+  const value = (document: Document, name: string) =>
+    document.querySelector<HTMLInputElement>(`[name="${name}"]`)?.value;
+  // What else was typed on the page, given back whatever the reply (row 4's quantity, the note).
+  const typedElsewhere = (document: Document) => [
+    value(document, "4.quantity"),
+    value(document, "note"),
+  ];
   const posts = () => upstreamCalls().filter((call) => !call.startsWith("GET"));
+  // A reply lands on the row that posted: under its field, or for the row as a whole on the row.
+  const onRow = (document: Document, id: string, field = "") => {
+    const error = document.getElementById(`stock-${id}${field}-error`);
+    expect(document.getElementById(`stock-${id}`)?.contains(error)).toBe(true);
+    expect(summaries(document)).toEqual(["stock-error-summary-title"]);
+    return error?.textContent;
+  };
 
-  it("lists the things in stock, each with its own form and its quantity", async () => {
+  it("lists the things in stock in one form, a group for each with its quantity", async () => {
     const { response, document } = await get("/things/stock");
     expect(response.status).toBe(200);
     expect(upstreamCalls()).toEqual(["GET /things?inStock=true&page=1"]);
-    expect(text(document, 'ul[aria-label="Stock"] label')).toEqual([
-      "Quantity of Birch",
-      "Quantity of Cedar",
-      "Quantity of Dune",
-      "Quantity of Ember",
-      "Quantity of Fern",
-    ]);
-    expect(value(document, "3")).toBe("20");
-    expect(document.querySelectorAll('ul[aria-label="Stock"] form')).toHaveLength(5);
+    const names = ["Birch", "Cedar", "Dune", "Ember", "Fern"];
+    expect(text(document, 'ul[aria-label="Stock"] legend')).toEqual(names);
+    expect(text(document, 'ul[aria-label="Stock"] label')).toEqual(
+      names.map((name) => `Quantity of ${name}`),
+    );
+    expect([value(document, "3.quantity"), value(document, "3.version")]).toEqual(["20", "1"]);
+    expect(document.querySelectorAll("main form")).toHaveLength(1);
   });
 
   it("updates one row at the version it was read, and answers 303 back with a flash", async () => {
-    const { response } = await postRow("3", { intent: "update", version: "1", quantity: " 25 " });
+    const { response } = await postRow("update:3", { "3.version": "1", "3.quantity": " 25 " });
     expectFlashRedirect(response, "/things/stock");
     expect(posts()).toEqual(["PUT /things/3/quantity"]);
     expect(sentBody()).toEqual({ quantity: 25, version: 1 });
     expect(api.things.get("3")).toMatchObject({ quantity: 25, version: 2 });
   });
 
-  // A reply comes back to the row that posted it: its error beside its field, the others alone.
-  const expectRowError = (document: Document, id: string, message: string) => {
-    expect(summaries(document)).toEqual([`stock-${id}-error-summary-title`]);
-    expect(document.getElementById(`stock-${id}-quantity-error`)?.textContent).toBe(message);
-    expect(document.querySelectorAll("[aria-invalid]")).toHaveLength(1);
-  };
-
-  it("answers a bad quantity with 400 on its own row only, calling nothing", async () => {
-    const update = { intent: "update", version: "1", quantity: "lots" };
-    const { response, document } = await postRow("3", update);
+  it("answers a bad quantity with 400 beside it, calling nothing", async () => {
+    const { response, document } = await postRow("update:3", {
+      "3.version": "1",
+      "3.quantity": "x",
+    });
     expect(response.status).toBe(400);
-    expectRowError(document, "3", "Enter the quantity as a whole number, like 12.");
-    expect([value(document, "3"), value(document, "4")]).toEqual(["lots", "30"]);
+    expect(onRow(document, "3", ".quantity")).toBe(
+      "Enter the quantity as a whole number, like 12.",
+    );
+    expect(document.querySelectorAll("[aria-invalid]")).toHaveLength(1);
+    expect([value(document, "3.quantity"), ...typedElsewhere(document)]).toEqual([
+      "x",
+      "31",
+      "Counted twice.",
+    ]);
     expect(posts()).toEqual([]);
   });
 
-  it("shows the API's 422 beside the row it is about", async () => {
-    const update = { intent: "update", version: "1", quantity: "5" };
-    const { response, document } = await postRow("2", update);
-    expect(response.status).toBe(422);
-    expectRowError(document, "2", "An archived thing cannot be in stock. Remove it instead.");
-    expect(value(document, "2")).toBe("5");
-  });
+  it.each(["en", "ar"] as const)(
+    "shows the API's 422 beside the row's quantity, in %s",
+    async (language) => {
+      const fields = { "2.version": "1", "2.quantity": "5" };
+      const { response, document } = await postRow("update:2", fields, language);
+      expect(response.status).toBe(422);
+      expect(onRow(document, "2", ".quantity")).toBe(
+        thingMessages[language]["things.stock.archivedInStock"],
+      );
+      expect(value(document, "2.quantity")).toBe("5");
+    },
+  );
 
   it("removes a row without checking the quantity typed in it", async () => {
-    const { response } = await postRow("3", { intent: "remove", version: "1", quantity: "lots" });
+    const { response } = await postRow("remove:3", { "3.version": "1", "3.quantity": "lots" });
     expect(response.status).toBe(303);
     expect(sentBody()).toEqual({ quantity: 0, version: 1 });
     const { document } = await get("/things/stock");
-    expect(value(document, "3")).toBeUndefined();
+    expect(value(document, "3.quantity")).toBeUndefined();
   });
 
   // After a 409 the row offers the latest quantity and version, never what was typed over them.
   it.each([
-    ["on its row, which shows the latest stock", 15, "stock-3-error-summary-title", "15"],
-    ["above the list when the row is gone", 0, "page-message-title", undefined],
-  ])("shows a 409 %s", async (_case, quantity, summary, shown) => {
+    ["on its row, which shows the latest stock", 15, "en"],
+    ["on its row, in Arabic", 15, "ar"],
+    ["above the rows when the row is gone", 0, "en"],
+  ] as const)("shows a 409 %s, keeping what else was typed", async (_case, quantity, language) => {
     api.things.set("3", { ...api.things.get("3")!, quantity, version: 2 });
-    const update = { intent: "update", version: "1", quantity: "7" };
-    const { response, document } = await postRow("3", update);
+    const { response, document } = await postRow(
+      "update:3",
+      { "3.version": "1", "3.quantity": "7" },
+      language,
+    );
     expect(response.status).toBe(409);
-    expect(summaries(document)).toEqual([summary]);
-    expect(shownText(document, "h2")).toEqual([getEnglishError("NOT_CHANGED").title]);
-    expect(shownText(document, "li")).toEqual([
-      expect.stringMatching(/The list now shows the latest/),
+    const message = thingMessages[language]["things.changed.stock"];
+    expect(shownText(document, "h2")).toEqual([
+      shellMessages[language]["errors.NOT_CHANGED.title"],
     ]);
-    expect(value(document, "3")).toBe(shown);
-    const version = document.querySelector<HTMLInputElement>('#stock-3 input[name="version"]');
-    expect(version?.value).toBe(shown && "2");
+    expect(shownText(document, "li")).toEqual([message]);
+    if (quantity) expect(onRow(document, "3")).toBe(message);
+    const row = [value(document, "3.quantity"), value(document, "3.version")];
+    expect(row).toEqual(quantity ? ["15", "2"] : [undefined, undefined]);
+    expect(typedElsewhere(document)).toEqual(["31", "Counted twice."]);
   });
 
-  it("refuses the whole stock check on its form, then finishes it once Birch is gone", async () => {
+  it.each<[Answer, ErrorCode, "en" | "ar"]>([
+    [(res) => sendJson(res, 503, {}), "UPSTREAM_UNAVAILABLE", "en"],
+    [(res) => sendJson(res, 500, {}), BAD_ANSWER, "ar"],
+  ])("answers the API failing on a row's write on that row: %#", async (answer, code, language) => {
+    api.intercept(/^PUT \/things\/3\/quantity$/, (_req, res) => answer(res));
+    const { response, document } = await postRow(
+      "update:3",
+      { "3.version": "1", "3.quantity": "7" },
+      language,
+    );
+    expect(response.status).toBe(errorCatalogue[code].status);
+    const words = shellMessages[language];
+    expect(shownText(document, "h2")).toEqual([words[`errors.${code}.title`]]);
+    expect(onRow(document, "3")).toBe(words[`errors.${code}.message`]);
+    expect([value(document, "3.quantity"), ...typedElsewhere(document)]).toEqual([
+      "7",
+      "31",
+      "Counted twice.",
+    ]);
+  });
+
+  it("refuses the whole stock check on the form, then finishes it once Birch is gone", async () => {
     const refused = await finishCheck("Counted twice.");
     expect(refused.response.status).toBe(422);
-    expect(summaries(refused.document)).toEqual(["stock-check-error-summary-title"]);
-    expect(shownText(refused.document, "li")).toEqual(["Birch is archived but still in stock."]);
-    expect(inputValue(refused.document, "#stock-check-note")).toBe("Counted twice.");
+    expect(summaries(refused.document)).toEqual(["stock-error-summary-title"]);
+    const message = thingMessages.en["things.stock.archivedLeft"];
+    expect(shownText(refused.document, "li")).toEqual([message]);
+    expect(value(refused.document, "note")).toBe("Counted twice.");
 
-    await postRow("2", { intent: "remove", version: "1" });
+    await postRow("remove:2", { "2.version": "1" });
     const { response } = await finishCheck("Counted twice.");
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/things");
@@ -487,18 +561,49 @@ describe("the stock page: a form on every row, and one for the whole page", () =
     const { response, document } = await finishCheck("n".repeat(501));
     expect(response.status).toBe(400);
     const message = "Enter a note of 500 characters or fewer.";
-    expect(textOf(document, "#stock-check-note-error")).toBe(message);
+    expect(textOf(document, "#stock-note-error")).toBe(message);
     expect(posts()).toEqual([]);
+  });
+});
+
+// A date-time field reads and shows times on the clocks of TIME_ZONE (here Europe/Berlin); the
+// toolkit's controls page (tests/support/fault-routes/controls.tsx) saves them as instants.
+describe("a date-time field", () => {
+  const controls = {
+    __form__: "controls",
+    intent: "stay",
+    name: "N",
+    size: "small",
+    colour: "red",
+  };
+
+  it.each([
+    ["2025-06-01T12:00", "2025-06-01T10:00:00.000Z", "2025-06-01T12:00"],
+    ["2025-03-30T02:30", "2025-03-30T01:30:00.000Z", "2025-03-30T03:30"], // skipped: moved on
+    ["2025-10-26T02:30", "2025-10-26T00:30:00.000Z", "2025-10-26T02:30"], // twice: the first
+  ])("saves %s as the instant %s, shown again as %s", async (due, instant, shown) => {
+    const { response, document } = await post("/faults/controls", { ...controls, due });
+    expect(response.status).toBe(200);
+    expect(textOf(document, "#controls-due-description")).toBe(`Saved as ${instant}`);
+    expect(inputValue(document, "#controls-due")).toBe(shown);
+  });
+
+  it("refuses a date the calendar has not with 400, what was typed kept", async () => {
+    const due = "2025-02-29T10:00";
+    const { response, document } = await post("/faults/controls", { ...controls, due });
+    expect(response.status).toBe(400);
+    expect(textOf(document, "#controls-due-error")).toBe("This value is not valid.");
+    expect(document.querySelector("#controls-due")?.getAttribute("value")).toBe(due);
   });
 });
 
 // A browser with JavaScript posts through single fetch (`.data`): the same reply, to its form.
 const staleStatus = { __form__: "thing-actions", intent: "status", version: "0" };
-const badQuantity = { __form__: "stock-4", intent: "update", id: "4", version: "1" };
+const badQuantity = { __form__: "stock", intent: "update:4", "4.version": "1", "4.quantity": "x" };
 it.each([
-  ["/things/new.data", { ...validThing, name: "Birch" }, 422, "Another thing already has"],
+  ["/things/new.data", { ...validThing, name: "Birch" }, 422, "things.form.nameTaken"],
   ["/things/3.data?q=e", staleStatus, 409, "thing-actions"],
-  ["/things/stock.data", badQuantity, 400, "stock-4"],
+  ["/things/stock.data", badQuantity, 400, "4.quantity"],
 ])("single fetch answers %s with the same reply", async (path, fields, status, words) => {
   const { response, body } = await post(path, { status: "archived", quantity: "x", ...fields });
   expect(response.status).toBe(status);

@@ -1,4 +1,8 @@
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { expect, it } from "vitest";
 import { parseResponse, sendRaw } from "../support/raw-http";
 import {
@@ -7,6 +11,7 @@ import {
   spawnServer,
   startServer,
   type RunningServer,
+  projectRoot,
   type ServerProcess,
 } from "../support/server";
 
@@ -176,5 +181,43 @@ it.each(["app", "metrics"])(
       expect(await server.exited).toBe(0);
       await closed;
     });
+  },
+);
+
+// `npm run dev` in a copy of the project's sources (its build must leave the app's alone): npm,
+// `remix dev`, the `tsx server/dev.ts` it starts and their children are one process group here.
+it.each(["SIGINT", "SIGTERM"] as const)(
+  "npm run dev stops whole on %s: no process of it is left, and its port is free",
+  async (signal) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dev-stop-"));
+    for (const file of ["app", "server", "package.json", "remix.config.js", "tsconfig.json"])
+      cpSync(path.join(projectRoot, file), path.join(dir, file), { recursive: true });
+    mkdirSync(path.join(dir, "public"));
+    symlinkSync(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
+    const env = { ...process.env, PORT: "0", LOG_LEVEL: "info", NODE_ENV: "development" as const };
+    const npm = spawn("npm", ["run", "dev"], { cwd: dir, env, detached: true });
+    let output = "";
+    for (const stream of [npm.stdout, npm.stderr]) stream.on("data", (data) => (output += data));
+    const running = () => {
+      try {
+        return process.kill(-npm.pid!, 0);
+      } catch {
+        return false;
+      }
+    };
+    try {
+      await expect.poll(() => /listening on http:\/\/localhost:(\d+)/.exec(output)).toBeTruthy();
+      const port = Number(/listening on http:\/\/localhost:(\d+)/.exec(output)![1]);
+      process.kill(npm.pid!, signal);
+      await expect.poll(running).toBe(false);
+      const free = net.createServer();
+      await new Promise<void>((resolve, reject) =>
+        free.once("error", reject).listen(port, resolve),
+      );
+      free.close();
+    } finally {
+      if (running()) process.kill(-npm.pid!, "SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
   },
 );

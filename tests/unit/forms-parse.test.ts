@@ -3,6 +3,7 @@ import { z as classic } from "zod";
 import * as z from "zod/mini";
 import type { $ZodType } from "zod/v4/core";
 import { getFieldAllowance, parseSearchParams, submitForm } from "~/forms/index.server";
+import { isLocalDateTime, toInstant, toLocalDateTime } from "~/forms/date-time";
 import { checkPayload, toPayload } from "~/forms/parse";
 
 const Node: classic.ZodType<{ name: string; children?: unknown[] }> = classic.lazy(() =>
@@ -237,4 +238,38 @@ describe("parseSearchParams", () => {
       expect(thrown instanceof Response && thrown.status).toBe(400);
     },
   );
+});
+
+// A `datetime-local` value is a time on the clocks of the TIME_ZONE setting; the API's, an instant.
+describe("date-time fields", () => {
+  it.each([
+    ["2025-06-01T12:00", "UTC", "2025-06-01T12:00:00.000Z", "2025-06-01T12:00"],
+    ["2025-06-01T12:00:30", "Asia/Kolkata", "2025-06-01T06:30:30.000Z", "2025-06-01T12:00:30"],
+    ["2025-01-15T09:05", "America/New_York", "2025-01-15T14:05:00.000Z", "2025-01-15T09:05"],
+    // Clocks skip 02:00 to 03:00: a skipped time is moved on by the gap.
+    ["2025-03-30T02:30", "Europe/Berlin", "2025-03-30T01:30:00.000Z", "2025-03-30T03:30"],
+    ["2025-03-30T03:00", "Europe/Berlin", "2025-03-30T01:00:00.000Z", "2025-03-30T03:00"],
+    ["2025-03-09T02:30", "America/New_York", "2025-03-09T07:30:00.000Z", "2025-03-09T03:30"],
+    // Clocks show 02:00 to 03:00 twice: the first of the two.
+    ["2025-10-26T02:30", "Europe/Berlin", "2025-10-26T00:30:00.000Z", "2025-10-26T02:30"],
+    ["2025-11-02T01:30", "America/New_York", "2025-11-02T05:30:00.000Z", "2025-11-02T01:30"],
+    ["2025-10-26T03:00", "Europe/Berlin", "2025-10-26T02:00:00.000Z", "2025-10-26T03:00"],
+  ])("reads %s in %s as %s, shown again as %s", (text, zone, instant, shown) => {
+    expect(toInstant(text, zone)).toBe(instant);
+    expect(toLocalDateTime(instant, zone)).toBe(shown);
+  });
+
+  it.each(["2025-02-29T10:00", "2025-04-31T10:00", "2025-06-01T24:00", "2025-06-01T10:60", ""])(
+    "refuses %j: no such date and time",
+    (text) => {
+      expect(isLocalDateTime(text)).toBe(false);
+      expect(toInstant(text, "UTC")).toBeUndefined();
+    },
+  );
+
+  it("shows what was typed as it is, and an instant's seconds only when it has some", () => {
+    expect(toLocalDateTime("2025-06-01T10:15", "Europe/Berlin")).toBe("2025-06-01T10:15");
+    expect(toLocalDateTime("2025-06-01T10:15:07Z", "Europe/Berlin")).toBe("2025-06-01T12:15:07");
+    expect(isLocalDateTime("2024-02-29T10:00")).toBe(true);
+  });
 });

@@ -6,8 +6,9 @@ import type { ComponentType } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { ErrorSummary, PageMessage, useValidatedForm, ValidatedForm } from "~/forms";
-import { SubmitButton, TextField } from "~/forms/fields";
+import { FieldsetField, SubmitButton, TextField } from "~/forms/fields";
 import { FormRefusal, submitForm, submitIntent } from "~/forms/index.server";
+import { createErrorResponse } from "~/lib/errors";
 import { createShellStub, getEnglishError } from "../support/shell";
 
 // Fixture pages with several actions; no product behaviour.
@@ -335,16 +336,16 @@ function OrderPage() {
       <PageMessage />
       <ErrorSummary
         form={form}
-        fields={[form.field("1.quantity"), form.field("2.quantity"), fields.note]}
+        fields={[form.field("1.quantity"), form.field("2"), form.field("2.quantity"), fields.note]}
       />
       <ValidatedForm form={form}>
         {["1", "2"].map((line) => (
-          <div key={line}>
+          <FieldsetField key={line} meta={form.field(line)} label={`Line ${line}`}>
             <TextField meta={form.field(`${line}.quantity`)} label={`Quantity ${line}`} />
             <SubmitButton intent={`update:${line}`} pendingLabel="Updating…">
               Update {line}
             </SubmitButton>
-          </div>
+          </FieldsetField>
         ))}
         <TextField meta={fields.note} label="Note" />
         <SubmitButton intent="place" pendingLabel="Placing…">
@@ -390,5 +391,34 @@ describe("one form whose buttons name a row", () => {
     expect(first).toHaveProperty("value", "half typed");
     expect(textbox("Note")).toHaveProperty("value", "Leave at the door");
     expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("shows a row's refusal, and the API failing, on that row, keeping what was typed", async () => {
+    const user = renderRoute(OrderPage, ({ request }) =>
+      submitIntent(request, {
+        update: {
+          schema: LineSchema,
+          async submit({ quantity }) {
+            if (quantity) throw createErrorResponse("UPSTREAM_UNAVAILABLE");
+            throw new FormRefusal(409, { "": ["The line changed meanwhile."] });
+          },
+        },
+        place: { schema: NoteSchema, submit: async ({ note }) => record(note) },
+      }),
+    );
+    await user.type(await screen.findByRole("textbox", { name: "Note" }), "Leave at the door");
+    await retype(user, "2", "0", "Update 2");
+    const line = screen.getByRole("group", { name: "Line 2" });
+    expect(await within(line).findByText("The line changed meanwhile.")).toBeTruthy();
+    const summary = screen.getByRole("alert");
+    expect(within(summary).getByRole("link").getAttribute("href")).toBe("#order-2");
+    expect(valueOf("Quantity 2")).toBe("20");
+
+    await retype(user, "1", "5", "Update 1");
+    const failed = getEnglishError("UPSTREAM_UNAVAILABLE");
+    const first = screen.getByRole("group", { name: "Line 1" });
+    expect(await within(first).findByText(failed.message)).toBeTruthy();
+    expect(within(screen.getByRole("alert")).getByRole("heading").textContent).toBe(failed.title);
+    expect([valueOf("Quantity 1"), valueOf("Note")]).toEqual(["5", "Leave at the door"]);
   });
 });

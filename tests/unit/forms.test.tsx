@@ -212,11 +212,12 @@ describe("the form toolkit", () => {
   });
 
   it("shows the API's answer beside the fields and above the form, keeping what was sent", async () => {
-    apiAnswer = new FormRefusal(422, {
+    const refusal = {
       "": ["The service refused this."],
       name: ["That name is taken."],
-      reference: ["Unknown reference."],
-    });
+      reference: ["forms.invalid"],
+    };
+    apiAnswer = new FormRefusal(422, refusal, "en-GB");
     const user = renderForm();
     await fillValidForm(user, "Taken");
     await send(user);
@@ -230,9 +231,19 @@ describe("the form toolkit", () => {
     expect(texts("listitem")).toEqual([
       "The service refused this.",
       "That name is taken.",
-      "Unknown reference.",
+      "This value is not valid.",
     ]);
     expect(texts("link")).toEqual(["That name is taken."]);
+    // The API's own words are marked with their language; a message key is in the page's.
+    const marked = [...document.querySelectorAll("[lang]")].map((e) => [
+      e.textContent,
+      e.getAttribute("lang"),
+    ]);
+    expect(marked).toEqual([
+      ["The service refused this.", "en-GB"],
+      ["That name is taken.", "en-GB"],
+      ["That name is taken.", "en-GB"],
+    ]);
     expect(textOf("fixture-name-error")).toBe("That name is taken.");
     expect(textbox("Name")).toHaveProperty("value", "Taken");
     expect(size()).toHaveProperty("value", "small");

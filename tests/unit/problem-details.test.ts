@@ -31,7 +31,32 @@ describe("problemDetails", () => {
     [{ title: "Not valid" }, { "": ["Not valid"] }],
     [{ errors: [{ detail: "is taken", pointer: "#/display_name" }] }, { name: ["is taken"] }],
   ])("reads %j: the detail, else the title, or a field renamed", (body, errors) => {
-    expect(problemDetails({ fields: { display_name: "name" } })(body)).toEqual(errors);
+    expect(problemDetails({}, { fields: { display_name: "name" } })(body)).toEqual(errors);
+  });
+
+  it("says the message key the call gives a pointer, and the API's own words elsewhere", () => {
+    const keyed = problemDetails({
+      "/age": "forms.invalid",
+      "": "errors.VALIDATION_FAILED.message",
+    });
+    const errors = [
+      { detail: "must be a positive integer", pointer: "#/age" },
+      { detail: "must be 'green', 'red' or 'blue'", pointer: "#/color" },
+      { detail: "too many requests today" },
+    ];
+    expect(keyed({ errors })).toEqual({
+      "": ["errors.VALIDATION_FAILED.message"],
+      age: ["forms.invalid"],
+      color: ["must be 'green', 'red' or 'blue'"],
+    });
+    expect(keyed({ title: "Not valid" })).toEqual({ "": ["errors.VALIDATION_FAILED.message"] });
+    const renamed = problemDetails(
+      { "#/display_name": "forms.invalid" },
+      { fields: { display_name: "name" } },
+    );
+    expect(renamed({ errors: [{ detail: "is taken", pointer: "/display_name" }] })).toEqual({
+      name: ["forms.invalid"],
+    });
   });
 
   it.each([[undefined], ["not json"], [{}], [{ errors: [{ pointer: "#/a" }] }], [[1, 2]]])(
@@ -59,6 +84,7 @@ describe("problemDetails", () => {
 
 describe("formMessage", () => {
   it("answers with its message whatever the body", () => {
-    expect(formMessage("Someone else changed it.")()).toEqual({ "": ["Someone else changed it."] });
+    const read = formMessage("errors.NOT_CHANGED.message");
+    expect(read()).toEqual({ "": ["errors.NOT_CHANGED.message"] });
   });
 });
