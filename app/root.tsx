@@ -11,7 +11,7 @@ import {
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary";
-import { NavigationProgress, RouteAnnouncer } from "./components/navigation-feedback";
+import { RouteAnnouncer } from "./components/navigation-feedback";
 import { getLocaleData } from "./i18n/locale.server";
 import { DEFAULT_LOCALE, getDirection } from "./i18n/locales";
 import { getTranslatorFor, useTranslate } from "./i18n/translate";
@@ -74,7 +74,6 @@ export function Layout({ children }: { children: ReactNode }) {
         <a className="skip-link" href="#main">
           {t("layout.skipLink")}
         </a>
-        <NavigationProgress />
         <RouteAnnouncer />
         {children}
         {hydrate ? (

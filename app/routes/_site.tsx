@@ -12,6 +12,7 @@ import {
 import { getUser } from "~/auth/guards.server";
 import { takeFlash } from "~/forms/index.server";
 import { getSignInHref, type User } from "~/auth/user";
+import { NavigationProgress } from "~/components/navigation-feedback";
 import { useTranslate } from "~/i18n/translate";
 import { getConfig, getPublicConfig } from "~/lib/config.server";
 import type { loader as rootLoader } from "~/root";
@@ -48,6 +49,7 @@ export default function SiteLayout() {
         </p>
       ) : null}
       <header className="site-header">
+        <NavigationProgress />
         {/* The product's name is the same in every language. */}
         <Link to="/" className="site-name" translate="no">
           {appName}

@@ -13,7 +13,7 @@ const cases = [
 ] as const;
 
 for (const { theme, colorScheme } of cases) {
-  test(`every page has no axe violations in the ${theme} theme (device set to ${colorScheme})`, async ({
+  test(`the shell's pages have no axe violations in the ${theme} theme (device set to ${colorScheme})`, async ({
     page,
   }) => {
     await page.emulateMedia({ colorScheme });

@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page, TestInfo } from "@playwright/test";
-import { expect } from "./fixtures";
+import { expect, waitForSettledPage } from "./fixtures";
 
 /**
  * axe runs as script, so accessibility tests keep JavaScript on; in "javascript-disabled" this
@@ -12,7 +12,9 @@ export async function blockAppScriptsWithoutJavaScript(page: Page, testInfo: Tes
   }
 }
 
+/** axe on the page once it has settled: the state the test means, not one passing by. */
 export async function expectNoViolations(page: Page) {
+  await waitForSettledPage(page);
   // Only violations are read: axe then skips collecting the details of every rule that passed.
   const { violations } = await new AxeBuilder({ page })
     .options({ resultTypes: ["violations"] })

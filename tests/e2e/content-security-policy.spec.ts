@@ -1,5 +1,12 @@
 import type { Page } from "@playwright/test";
-import { expect, isSameWindow, markWindow, test } from "./fixtures";
+import {
+  expect,
+  isSameWindow,
+  markWindow,
+  test,
+  waitForEveryScript,
+  waitForSettledPage,
+} from "./fixtures";
 
 /** Collects every CSP violation the page reports, from the console and from the DOM event. */
 async function watchViolations(page: Page) {
@@ -50,7 +57,7 @@ test("a reload revalidates the page with 304, and its scripts still run under th
     // Hydrated again, with the nonce of the copy the browser kept: a client-side navigation works.
     await markWindow(page);
     await page.getByRole("banner").getByRole("link", { name: "Web App" }).click();
-    await page.waitForLoadState("networkidle");
+    await waitForSettledPage(page);
     expect(await isSameWindow(page)).toBe(true);
   }
   expect(violations).toEqual([]);
@@ -71,13 +78,13 @@ for (const [name, path, status] of [
     expect(response?.status()).toBe(status);
     const policy = response?.headers()["content-security-policy"] ?? "";
     expect(policy).toMatch(/script-src 'nonce-[A-Za-z0-9+/]+=*' 'strict-dynamic'/);
-    await page.waitForLoadState("networkidle");
+    await waitForEveryScript(page);
     expect(violations).toEqual([]);
     if (javaScriptEnabled) {
       // Hydration done: client-side navigation works only when the nonce'd scripts ran.
       await page.getByRole("banner").getByRole("link").click();
       await expect(page).toHaveURL(/\/$/);
-      await page.waitForLoadState("networkidle");
+      await waitForSettledPage(page);
       const remixContext = () => typeof (window as { __remixContext?: unknown }).__remixContext;
       expect(await page.evaluate(remixContext)).toBe("object");
       expect(violations).toEqual([]);

@@ -22,34 +22,34 @@ function switchTabs(page: Page) {
 }
 
 test(
-  "switching tabs sends one beacon of the page's web vitals, counted under its route",
+  "switching tabs sends the page's web vitals once each, counted under its route",
   JAVASCRIPT_ONLY,
   async ({ page, server: reportsApp }) => {
-    const beacons: string[] = [];
+    const beacons: URLSearchParams[] = [];
     page.on("request", (request) => {
-      if (request.url().endsWith("/__reports/vitals")) beacons.push(request.postData() ?? "");
+      if (request.url().endsWith("/__reports/vitals"))
+        beacons.push(new URLSearchParams(request.postData() ?? ""));
     });
+    const sent = () => beacons.flatMap((beacon) => [...beacon.keys()].filter((k) => k !== "route"));
     const route = { route: "routes/_site._index" };
     const before = await count(reportsApp, "web_vitals_ttfb_seconds_count", route);
     await page.goto("/");
     await waitForHydration(page);
-    // The library comes in a chunk of its own once the page has hydrated, then measures.
+    // The library comes in a chunk of its own once the page has hydrated, then measures: the page
+    // is hidden until what it measured has been sent.
     const painted = () => performance.getEntriesByType("paint").length > 0;
     await expect.poll(() => page.evaluate(painted)).toBe(true);
-    const loaded = () =>
-      performance.getEntriesByType("resource").some(({ name }) => name.includes("web-vitals"));
-    await expect.poll(() => page.evaluate(loaded)).toBe(true);
-    await page.waitForLoadState("networkidle");
-    await switchTabs(page);
-    await expect.poll(() => beacons).toHaveLength(1);
-    const beacon = new URLSearchParams(beacons[0]);
-    expect(beacon.get("route")).toBe(route.route);
-    expect([...beacon.keys()]).toEqual(expect.arrayContaining(["TTFB", "FCP"]));
+    const hide = async () => {
+      await switchTabs(page);
+      return sent();
+    };
+    await expect.poll(hide).toEqual(expect.arrayContaining(["TTFB", "FCP"]));
+    expect(beacons.map((beacon) => beacon.get("route"))).toEqual(beacons.map(() => route.route));
+    expect(sent().filter((name) => name === "TTFB" || name === "FCP")).toHaveLength(2);
     await expect
       .poll(() => count(reportsApp, "web_vitals_ttfb_seconds_count", route))
       .toBe(before + 1);
     expect(await count(reportsApp, "web_vitals_fcp_seconds_count", route)).toBe(before + 1);
-    expect(beacons).toHaveLength(1);
   },
 );
 

@@ -1,5 +1,4 @@
 import { test as base, expect, type Page } from "@playwright/test";
-import { APP_NAME } from "../../app/lib/constants";
 import { HANG_TIMEOUT_MS } from "../support/hang";
 
 /** `consoleErrors`: console errors and uncaught page errors seen so far on `page`. */
@@ -82,32 +81,38 @@ export function getAlerts(page: Page) {
   return page.getByRole("main").getByRole("alert");
 }
 
+/** What the checks read of the hydrated app's router (`window.__remixRouter`). */
+export type Router = {
+  state: {
+    navigation: { state: string };
+    revalidation: string;
+    loaderData: unknown;
+    actionData: unknown;
+    fetchers: Map<string, { state: string; data: unknown }>;
+  };
+};
+
 /**
- * With a pseudo-locale on (messages inside ⟦⟧, full-width digits): the page's text, labels and
- * title that no message gave, less `data` (from the API), the product's name and what is marked
- * not translated (`translate="no"`, another `lang`). Empty when every word came from the catalogue.
+ * Waits for the state a check of the whole page means: with JavaScript, the page hydrated and
+ * nothing under way (no navigation, revalidation or fetcher), so the reply shown is the last.
  */
-export async function getTextOutsideCatalogue(page: Page, data: string[] = []) {
-  const shown = await page.evaluate(() => {
-    const lang = document.documentElement.lang;
-    const untranslated = `script, style, [translate="no"], [lang]:not([lang="${lang}"])`;
-    const texts = [document.title];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode())
-      if (!node.parentElement?.closest(untranslated)) texts.push(node.textContent ?? "");
-    for (const element of document.body.querySelectorAll("[aria-label], [placeholder], [title]"))
-      if (!element.closest(untranslated))
-        for (const name of ["aria-label", "placeholder", "title"])
-          texts.push(element.getAttribute(name) ?? "");
-    return texts;
+export async function waitForSettledPage(page: Page) {
+  if (test.info().project.name !== "javascript-enabled") return false;
+  if ((await page.locator("script[type=module]").count()) === 0) return false;
+  await waitForHydration(page);
+  await page.waitForFunction(() => {
+    const { state } = (window as unknown as { __remixRouter: Router }).__remixRouter;
+    const fetchers = [...state.fetchers.values()];
+    const busy = [state.navigation.state, state.revalidation, ...fetchers.map((f) => f.state)];
+    return busy.every((value) => value === "idle");
   });
-  return shown
-    .map((text) => {
-      let rest = text;
-      for (let inner = ""; inner !== rest;) [inner, rest] = [rest, rest.replace(/⟦[^⟦⟧]*⟧/g, "")];
-      for (const value of [...data, APP_NAME]) rest = rest.replaceAll(value, "");
-      rest = rest.replace(/[\uff10-\uff19]+(?:[,.][\uff10-\uff19]+)*/g, "");
-      return rest.trim();
-    })
-    .filter(Boolean);
+  return true;
+}
+
+/** `waitForSettledPage`, then for the last script a hydrated page loads: web vitals' chunk. */
+export async function waitForEveryScript(page: Page) {
+  if (!(await waitForSettledPage(page))) return;
+  const loaded = () =>
+    performance.getEntriesByType("resource").some(({ name }) => name.includes("web-vitals"));
+  await expect.poll(() => page.evaluate(loaded)).toBe(true);
 }

@@ -4,6 +4,7 @@ import { HANG_TIMEOUT_MS } from "../support/hang";
 import { requireSystemBinary } from "../toolchain/system-packages";
 
 const chromiumPath = requireSystemBinary("chromium-headless-shell");
+const CHECK_TIMEOUT_MS = 60_000;
 
 export default defineConfig({
   testDir: ".",
@@ -13,11 +14,15 @@ export default defineConfig({
   fullyParallel: true,
   workers: os.availableParallelism(),
   retries: 0,
-  // Bounds that only catch a hang: a test that is slow on a busy machine is not a failing test.
+  // A check or an action fails in a minute, several times the slowest wait of a passing run on a
+  // slow machine (docs/testing.md); a hang is bounded on each test, each server's start and the run.
+  globalTimeout: 24 * HANG_TIMEOUT_MS,
   timeout: HANG_TIMEOUT_MS,
-  expect: { timeout: HANG_TIMEOUT_MS },
+  expect: { timeout: CHECK_TIMEOUT_MS },
   reporter: process.env.CI ? "list" : [["list"]],
   use: {
+    actionTimeout: CHECK_TIMEOUT_MS,
+    navigationTimeout: CHECK_TIMEOUT_MS,
     launchOptions: {
       executablePath: chromiumPath,
       args: [

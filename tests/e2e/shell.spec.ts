@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, test, waitForEveryScript } from "./fixtures";
 
 test("the home page renders inside the layout", async ({ page }) => {
   const response = await page.goto("/");
@@ -33,10 +33,10 @@ test("the skip link is the first stop for the keyboard and moves focus to the ma
 
 test("pages load without console errors", async ({ page, consoleErrors }) => {
   await page.goto("/");
-  await page.waitForLoadState("networkidle");
+  await waitForEveryScript(page);
   expect(consoleErrors).toEqual([]);
   await page.goto("/missing-page");
-  await page.waitForLoadState("networkidle");
+  await waitForEveryScript(page);
   // Chromium reports the 404 document's own status as a console error; nothing else may appear.
   expect(consoleErrors.filter((e) => !/status of 404/.test(e))).toEqual([]);
 });

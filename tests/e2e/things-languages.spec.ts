@@ -1,4 +1,5 @@
-import { expect, getAlerts, getTextOutsideCatalogue, test } from "./things-fixture";
+import { getTextOutsideCatalogue } from "./pseudo-locale";
+import { expect, getAlerts, test } from "./things-fixture";
 
 const COMMENTS = ["Smells of pine.", "Needs oiling.", "Keep dry."];
 const PAGES = ["/things", "/things/1", "/things/1/edit", "/things/stock", "/things?q=zz"];
@@ -14,9 +15,8 @@ for (const [locale, dir] of [
       const amber = things.things.get("1")!;
       const comments = COMMENTS.map((text, i) => ({ id: String(i + 1), text }));
       things.things.set("1", { ...amber, comments, notes: "Oiled in May." });
-      const data = [...[...things.things.values()].map((thing) => thing.name), ...COMMENTS];
       const check = async (what: string) =>
-        expect(await getTextOutsideCatalogue(page, [...data, "Oiled in May."]), what).toEqual([]);
+        expect(await getTextOutsideCatalogue(page), what).toEqual([]);
 
       for (const path of PAGES) {
         await page.goto(path);

@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
 import ar from "~/i18n/shell.ar.server";
 import en from "~/i18n/shell.en.server";
-import { startMockedServer, type MockedServer } from "../support/api-mock";
+import { readContracts } from "../../server/api-mock/contracts";
+import { startSuiteMockedServer } from "../support/api-mock";
 import { parseHtml } from "../support/html";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
 import { readMainThreadCpuMs } from "../support/process-stats";
-import { expectNoServerErrors, getLogLines } from "../support/server";
+import { referenceAppBuild } from "../support/reference-app";
+import { getLogLines } from "../support/server";
 
 // The reference feature as `npm run dev` serves it with no API running: every call answered by
 // the API mock (server/api-mock/) from the feature's contract (app/api/contracts/things.yaml).
@@ -17,32 +20,16 @@ const QUANTITY = { intent: "update:1", "1.version": "1", "1.quantity": "3" };
 const NO_OPERATION = "API mock: no operation of the contracts answers this call";
 const REFUSED = "API mock: the contract refuses what was sent";
 
-/**
- * A server for the enclosing `describe`, checked for 5xx answers other than `expected`, and for
- * lines at error level other than those containing one of `said`.
- */
-function startSuite(expected: number[], env: Record<string, string> = {}, said: string[] = []) {
-  const server = {} as MockedServer;
-  beforeAll(async () => void Object.assign(server, await startMockedServer(env)));
-  afterAll(async () => {
-    try {
-      const lines = server.output().split("\n");
-      const output = lines.filter((line) => !said.some((text) => line.includes(text))).join("\n");
-      expectNoServerErrors({ ...server, output: () => output }, expected);
-    } finally {
-      await server.stop?.();
-    }
-  });
-  return server;
-}
-
 const page = async (response: Response) => ({
   status: response.status,
   text: parseHtml(await response.text()).body.textContent ?? "",
 });
 
 describe("the reference feature with the API mock on", () => {
-  const server = startSuite([502, 503, 504], { API_TIMEOUT_MS: "1500" });
+  const server = startSuiteMockedServer(
+    { API_TIMEOUT_MS: "1500" },
+    { expectedStatuses: [502, 503, 504] },
+  );
   const get = (path: string, picks = "") =>
     fetch(server.url + path, { headers: { cookie: `api-mock=${picks}` } }).then(page);
 
@@ -111,7 +98,14 @@ describe("the reference feature with the API mock on", () => {
       "500, the API fails",
       "No answer before the deadline",
     ]);
-    expect(listed.querySelectorAll("select")).toHaveLength(10);
+    // Every call of every contract the app holds, each with every answer, however many there are.
+    const { operations } = readContracts(path.join(referenceAppBuild, "app/api/contracts"));
+    const selects = [...listed.querySelectorAll("select")].map((select) =>
+      select.getAttribute("name"),
+    );
+    expect(selects).toEqual(operations.map(({ id }) => id));
+    for (const { id, answers } of operations)
+      expect(options(id), id).toEqual(answers.map(({ label }) => label));
 
     const pick = (body: Record<string, string>) =>
       browser.fetch(`${server.url}/_api-mock`, {
@@ -166,7 +160,10 @@ describe("the reference feature with the API mock on", () => {
 });
 
 describe("calls the API mock cannot answer", () => {
-  const server = startSuite([502], {}, [NO_OPERATION, REFUSED]);
+  const server = startSuiteMockedServer(
+    {},
+    { expectedStatuses: [502], said: [NO_OPERATION, REFUSED] },
+  );
 
   // The failure tests' calls (tests/support/fault-routes) are not in the feature's contract.
   it.each([
@@ -179,7 +176,7 @@ describe("calls the API mock cannot answer", () => {
 });
 
 describe("bodies sent to the API mock", () => {
-  const server = startSuite([], {}, [REFUSED]);
+  const server = startSuiteMockedServer({}, { said: [REFUSED] });
   const LIMIT = 1_048_576;
   const thing = { name: "Zinc", quantity: 1, colour: "red", featured: false, notes: "" };
   const post = async (body: string) => {

@@ -1,11 +1,8 @@
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSuiteSignInApp } from "../support/oidc-app";
+import { beforeAll, describe, expect, it } from "vitest";
+import { startSuiteMockedServer } from "../support/api-mock";
 import { Browser, signInThroughProvider } from "../support/oidc-browser";
-import { startReferenceAppServer } from "../support/reference-app";
-import { startSuiteServer, type RunningServer } from "../support/server";
-import { createThingsApi } from "../support/things-api";
-import { sendJson, startUpstream, type Upstream } from "../support/upstream";
+import { projectRoot, type RunningServer } from "../support/server";
 
 const KB = 1024;
 // Where each number comes from (figures in docs/performance.md); raise one only with its reason.
@@ -27,7 +24,11 @@ type Manifest = {
 
 /** What a page makes the browser load: its scripts (preloads and imports) and stylesheets. */
 async function getPageResources(server: RunningServer, path: string, init: RequestInit = {}) {
-  const headers = { ...init.headers, cookie: cookies.get(server) ?? "" };
+  const picks = new Headers(init.headers).get("cookie");
+  const headers = {
+    ...init.headers,
+    cookie: [cookies.get(server), picks].filter(Boolean).join("; "),
+  };
   const response = await fetch(`${server.url}${path}`, { ...init, headers, redirect: "manual" });
   const contentType = response.headers.get("content-type") ?? "";
   const html = await response.text();
@@ -80,10 +81,7 @@ function getRouteScripts(manifest: Manifest, routeId: string) {
 
 const kilobytes = (bytes: number) => `${(bytes / KB).toFixed(1)} KB`;
 
-// A value for each dynamic segment of a route's path, so that every route's page can be asked for.
-const SAMPLE_PARAMS: Record<string, string> = { id: "3", "*": "no/such/page" };
-
-/** The address of a route's page: its path and its parents', with sample values in them. */
+/** The address of a route's page: its path and its parents', any parameter 1, any splat a miss. */
 function getRouteAddress(manifest: Manifest, routeId: string) {
   const segments: string[] = [];
   for (let id: string | undefined = routeId; id; id = manifest.routes[id]?.parentId) {
@@ -94,12 +92,7 @@ function getRouteAddress(manifest: Manifest, routeId: string) {
     .join("/")
     .split("/")
     .filter(Boolean)
-    .map((segment) => {
-      const name = segment === "*" ? "*" : segment.startsWith(":") ? segment.slice(1) : null;
-      if (name === null) return segment;
-      expect(SAMPLE_PARAMS[name], `a sample value for ${segment} in ${routeId}`).toBeDefined();
-      return SAMPLE_PARAMS[name]!;
-    });
+    .map((segment) => (segment === "*" ? "no/such/page" : segment.startsWith(":") ? "1" : segment));
   return `/${filled.join("/")}`;
 }
 
@@ -124,10 +117,7 @@ async function measurePage(server: RunningServer, label: string, path: string, i
  * Every route's JavaScript (from the manifest, so routes that need an upstream or parameters count
  * too), every route's page and each of `posts`' answers; routes whose id starts with `skip` aside.
  */
-function describeBudgets(
-  server: RunningServer,
-  { posts, skip }: { posts: { path: string; body: string }[]; skip?: string },
-) {
+function describeBudgets(server: RunningServer, { posts, skip }: { posts: Post[]; skip?: string }) {
   const getRouteIds = (manifest: Manifest) =>
     Object.keys(manifest.routes).filter((routeId) => !skip || !routeId.startsWith(skip));
 
@@ -149,31 +139,30 @@ function describeBudgets(
       const path = getRouteAddress(manifest, routeId);
       sizes[`${routeId} (GET ${path})`] = await measurePage(server, routeId, path);
     }
-    for (const { path, body } of posts) {
+    for (const { path, body, picks } of posts) {
       sizes[`POST ${path} ${body.length > 60 ? `${body.slice(0, 60)}…` : body}`] =
-        await measurePage(server, `POST ${path}`, path, formPost(body));
+        await measurePage(server, `POST ${path}`, path, formPost(body, picks));
     }
     console.log("Served pages:", sizes);
   });
 }
 
-const formPost = (body: string): RequestInit => ({
+/** A form post, with the API mock's answers `picks` picked (`createThing:422-nameTaken`). */
+type Post = { path: string; body: string; picks?: string };
+
+const formPost = (body: string, picks?: string): RequestInit => ({
   method: "POST",
-  headers: { "content-type": "application/x-www-form-urlencoded" },
+  headers: {
+    "content-type": "application/x-www-form-urlencoded",
+    ...(picks ? { cookie: `api-mock=${picks}` } : {}),
+  },
   body,
 });
 
+// Every page against its own scripted answers: the API mock's, from the contracts' examples
+// (tests/support/api-mock.ts), so that a new screen is measured as its visitors would see it.
 describe("the shipped app's budgets, as served by the production build", () => {
-  // An API that knows nothing: a page that makes a call is measured as the catalogue page it shows.
-  let upstream: Upstream;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.handle((_req, res) => sendJson(res, 404, {}));
-  });
-  afterAll(() => upstream?.close());
-  const server = startSuiteServer(() => ({ API_BASE_URL: upstream.url }), {
-    expectedStatuses: [502],
-  });
+  const server = startSuiteMockedServer({}, { cwd: projectRoot });
 
   describeBudgets(server, {
     posts: [{ path: "/preferences/theme", body: "theme=purple&redirectTo=%2F" }],
@@ -225,22 +214,30 @@ describe("the shipped app's budgets, as served by the production build", () => {
 });
 
 // The pages an action answers with: a form's errors, a row's, a 409's.
-const REFERENCE_POSTS = [
+const REFERENCE_POSTS: Post[] = [
   { path: "/things/new", body: "name=+&quantity=x&colour=&notes=" },
   {
-    path: "/things/3/edit",
+    path: "/things/1/edit",
     body: `name=${"n".repeat(61)}&quantity=x&colour=&notes=${"n".repeat(501)}&version=0`,
   },
-  { path: "/things/3?q=e", body: `__form__=thing-actions&intent=comment&text=${"c".repeat(501)}` },
-  { path: "/things/3?q=e", body: "__form__=thing-actions&intent=status&status=archived&version=0" },
+  { path: "/things/1?q=e", body: `__form__=thing-actions&intent=comment&text=${"c".repeat(501)}` },
+  {
+    path: "/things/1?q=e",
+    body: "__form__=thing-actions&intent=status&status=archived&version=0",
+    picks: "changeThingStatus:409-changed",
+  },
   { path: "/things/stock", body: "__form__=stock&intent=update:3&3.version=1&3.quantity=x" },
-  { path: "/things/stock", body: "__form__=stock&intent=update:3&3.version=0&3.quantity=5" },
+  {
+    path: "/things/stock",
+    body: "__form__=stock&intent=update:3&3.version=0&3.quantity=5",
+    picks: "setThingQuantity:409-changed",
+  },
 ];
 
-describe("the reference feature's budgets (tests/fixtures/reference-app)", () => {
-  const { server } = startReferenceAppServer();
+// The routes only tests use (tests/support/fault-routes) are no screen: one stops the process.
+describe("the reference app's budgets (tests/fixtures/reference-app)", () => {
+  const server = startSuiteMockedServer();
 
-  // The fault routes exist only for the tests (one stops the process on purpose).
   describeBudgets(server, { skip: "faults/", posts: REFERENCE_POSTS });
 
   it("its form pages validate with Zod Mini, and no classic Zod reaches the browser", async () => {
@@ -252,22 +249,19 @@ describe("the reference feature's budgets (tests/fixtures/reference-app)", () =>
 });
 
 // Signed in, the layout names the visitor and offers to sign out, and guarded pages render.
-describe("the reference feature's budgets, signed in (tests/support/oidc-app.ts)", () => {
-  const suite = startSuiteSignInApp({ referenceApp: true });
-  const server = {} as RunningServer;
+describe("the reference app's budgets, signed in through the API mock's provider", () => {
+  const server = startSuiteMockedServer();
   beforeAll(async () => {
-    suite.upstream.handle(createThingsApi().handle);
     const browser = new Browser();
-    expect((await signInThroughProvider(browser, suite.app.url, "ada")).status).toBe(303);
-    Object.assign(server, suite.app);
-    cookies.set(server, browser.jar(suite.app.url).header);
+    expect((await signInThroughProvider(browser, server.url, "editor")).status).toBe(303);
+    cookies.set(server, browser.jar(server.url).header);
   });
 
   describeBudgets(server, { skip: "faults/", posts: REFERENCE_POSTS });
 
   it("a page whose only control is a button (featuring a thing) ships no validator", async () => {
-    const page = await getPageResources(server, "/things/3/feature");
-    expect(page.html).toContain("Ada Lovelace");
+    const page = await getPageResources(server, "/things/1/feature");
+    expect(page.html).toContain("Feature Amber");
     const sources = await readSources(server, page.scripts);
     expect(sources.filter((source) => source.includes("$ZodType"))).toEqual([]);
   });

@@ -16,7 +16,7 @@ import { startUpstream, type Upstream } from "../support/upstream";
 const VISITORS = 50;
 const DEADLINE_MS = 1_000;
 const PROBE_INTERVAL_MS = 10;
-// The longest stretch of the loop, in parses of 1 MiB of JSON: the crowd holds it 0.3 to 2.4, or
+// The longest stretch of the loop, in parses of 1 MiB of JSON: the crowd holds it 0.3 to 2.8, or
 // 4.8 to 5.1 with every call ended in one turn (which the count of calls per turn shows); past
 // 10 is a stall.
 const MAX_HELD_PARSES = 10;

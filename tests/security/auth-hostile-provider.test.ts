@@ -27,7 +27,7 @@ const WARN = '"level":40';
 
 // Bounds far from both what a capped answer costs and what an uncapped one cost (docs/security.md).
 const MAX_GROWTH_MB = 96;
-// The longest stretch of the loop, in parses of 1 MiB of JSON: 3.0 to 4.6 with the answers capped
+// The longest stretch of the loop, in parses of 1 MiB of JSON: 2.0 to 4.6 with the answers capped
 // (7.9 under a full `npm test`), 45 (discovery) to 193 (token) with them read whole.
 const MAX_HELD_PARSES = 20;
 // Of each 128 MB answer, what the app may have taken in (socket buffers included) before it stopped.

@@ -4,9 +4,11 @@
 //   busy machine kept the process off the CPU, so tests print it.
 // - heldCpuMs: the most CPU the main thread spent between two turns of a 2 ms timer, the longest
 //   stretch the loop was held by work: unlike the delay, it does not grow with the machine's load.
-// - referenceCpuMs: the CPU this process needs, at the time of the reading, to parse 1 MiB of JSON
-//   (the least of three runs). Tests assert heldCpuMs as a multiple of it, so that a slower or
-//   busier machine, which stretches both, changes no verdict.
+// - referenceCpuMs: the CPU this process needs, at the time of the reading, to parse 1 MiB of JSON:
+//   the median of five samples, each as many parses as take 20 ms of CPU, since a thread's CPU
+//   clock is too coarse, and a busy machine too uneven, to time one parse. Tests assert heldCpuMs
+//   as a multiple of it, so that a slower or busier machine, which stretches both, changes no
+//   verdict.
 import { readFileSync } from "node:fs";
 import { setInterval } from "node:timers";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -44,13 +46,19 @@ function buildReference() {
 }
 
 function measureReference() {
-  let least = Infinity;
-  for (let run = 0; run < 3; run++) {
+  const samples = [];
+  for (let sample = 0; sample < 5; sample++) {
     const before = readThreadCpuMs();
-    JSON.parse(REFERENCE_JSON);
-    least = Math.min(least, readThreadCpuMs() - before);
+    let parses = 0;
+    let spent = 0;
+    do {
+      JSON.parse(REFERENCE_JSON);
+      parses++;
+      spent = readThreadCpuMs() - before;
+    } while (spent < 20);
+    samples.push(spent / parses);
   }
-  return least;
+  return samples.sort((a, b) => a - b)[2];
 }
 
 process.on("message", (message) => {

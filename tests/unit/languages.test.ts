@@ -1,11 +1,14 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCALES, matchLocale, PSEUDO_LOCALES, type Locale } from "~/i18n/locales";
 import { pickMessages, shellMessages, type Catalogues } from "~/i18n/messages.server";
-import { createTranslator, type Message } from "~/i18n/translate";
+import { createTranslator, type Message, type Messages } from "~/i18n/translate";
 import { errorCatalogue } from "~/lib/errors";
 // In the app: "~/i18n/things.server".
 import { thingMessages } from "../fixtures/reference-app/app/i18n/things.server";
 
+const root = path.resolve(import.meta.dirname, "../..");
 const available = [...LOCALES, ...PSEUDO_LOCALES];
 
 describe("the locale a request's Accept-Language picks", () => {
@@ -84,23 +87,36 @@ describe("messages formatted with Intl", () => {
   });
 });
 
-const catalogues: [string, Catalogues][] = [
-  ["the shell", shellMessages],
-  ["the reference feature", thingMessages],
-];
+// Every area's catalogues (`<area>.<locale>.server.ts`) of the app and of every feature the
+// reference app adds beside it, found by their English one.
+const areas = ["app", "tests/fixtures/reference-app/app"].flatMap((dir) =>
+  readdirSync(path.join(root, dir, "i18n")).flatMap((file) => {
+    const area = /^([\w-]+)\.en\.server\.ts$/.exec(file)?.[1];
+    return area ? [`${dir}/i18n/${area}`] : [];
+  }),
+);
+
+const readCatalogues = async (area: string) =>
+  Object.fromEntries(
+    await Promise.all(
+      LOCALES.map(async (locale) => {
+        const file = path.join(root, `${area}.${locale}.server.ts`);
+        return [locale, ((await import(file)) as { default: Messages }).default];
+      }),
+    ),
+  ) as Catalogues;
 
 const placeholders = (message: Message) => {
   const text = typeof message === "string" ? message : Object.values(message).join(" ");
   return [...new Set(text.match(/\{\w+\}/g))].sort();
 };
 
-describe.each(catalogues)("%s's catalogues", (_, byLocale) => {
-  const english = byLocale.en;
-
+describe.each(areas)("the catalogues of %s", (area) => {
   it.each(LOCALES)(
     "%s has every English key, the same placeholders, its own plural forms",
-    (locale) => {
-      const messages = byLocale[locale];
+    async (locale) => {
+      const byLocale = await readCatalogues(area);
+      const [english, messages] = [byLocale.en, byLocale[locale]];
       expect(Object.keys(messages).sort()).toEqual(Object.keys(english).sort());
       const forms = new Intl.PluralRules(locale).resolvedOptions().pluralCategories;
       for (const [key, message] of Object.entries(messages)) {
@@ -111,12 +127,13 @@ describe.each(catalogues)("%s's catalogues", (_, byLocale) => {
     },
   );
 
-  it.each(PSEUDO_LOCALES)("%s marks every message, its placeholders kept", (locale) => {
-    const prefixes = ["things", ...Object.keys(english).map((k) => k.split(".")[0]!)];
+  it.each(PSEUDO_LOCALES)("%s marks every message, its placeholders kept", async (locale) => {
+    const byLocale = await readCatalogues(area);
+    const prefixes = Object.keys(byLocale.en).map((key) => key.split(".")[0]!);
     for (const [key, message] of Object.entries(pickMessages(locale, byLocale, prefixes))) {
       const texts = typeof message === "string" ? [message] : Object.values(message);
       for (const text of texts) expect(text, key).toMatch(/^⟦.*⟧$/s);
-      expect(placeholders(message), key).toEqual(placeholders(english[key]!));
+      expect(placeholders(message), key).toEqual(placeholders(byLocale.en[key]!));
     }
   });
 });
