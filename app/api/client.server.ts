@@ -5,79 +5,12 @@ import { FormRefusal } from "~/forms/index.server";
 import { formatPath, type FormErrors } from "~/forms/parse";
 import type { MessageKey } from "~/i18n/translate";
 import { getConfig, type Config } from "~/lib/config.server";
-import { createErrorResponse, getError, type ErrorCode } from "~/lib/errors";
+import { createErrorResponse, getError } from "~/lib/errors";
 import { createThrottledWarning, getRequestFields, logger } from "~/lib/logger.server";
-import type { ContractDisagreement } from "./contract";
+import type { Call, CallInput, CallResult } from "./call";
 import { readAnswer, UpstreamError } from "./read-response.server";
 import { createExchange, encodeCall, sendWithRetries, startDeadline } from "./send-request.server";
 import type { Exchange, RetryBudget } from "./send-request.server";
-
-type Schema = z.ZodType;
-type Part = Schema | undefined;
-type ReadFormErrors = (body: unknown) => FormErrors | undefined;
-
-// What each field does is in docs/calls.md.
-export type Call<
-  Params extends Part = Part,
-  Query extends Part = Part,
-  Body extends Part = Part,
-  Result extends Schema = Schema,
-> = {
-  method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
-  name?: string;
-  path: `/${string}`;
-  params?: Params;
-  query?: Query;
-  body?: Body;
-  bodyType?: "json" | "form";
-  response: Result;
-  errors?: Partial<Record<number, ErrorCode>>;
-  formErrors?: Partial<Record<number, ReadFormErrors>>;
-  idempotencyKey?: boolean;
-  /** `false` for a call whose asker tries again itself (readiness: the orchestrator's probe). */
-  retry?: false;
-  auth?: "visitor";
-};
-
-/** Declares a call once, in its entity's module; loaders and actions make it with `callApi`. */
-export function defineCall<
-  Result extends Schema,
-  Params extends Part = undefined,
-  Query extends Part = undefined,
-  Body extends Part = undefined,
->(call: Call<Params, Query, Body, Result>) {
-  return call;
-}
-
-/**
- * `defineCall` held to one contract, `Paths` its types (`app/api/contracts/<name>.d.ts`): a path,
- * method, parameter, field or answer the contract does not have is a type error naming it.
- */
-export function forContract<Paths>() {
-  return {
-    defineCall<const C extends Call>(
-      call: C &
-        ([ContractDisagreement<Paths, C>] extends [never]
-          ? unknown
-          : { contract: ContractDisagreement<Paths, C> }),
-    ): C {
-      return call;
-    },
-  };
-}
-
-type Field<Name extends string, S> = S extends Schema
-  ? object extends z.input<S>
-    ? { [K in Name]?: z.input<S> }
-    : { [K in Name]: z.input<S> }
-  : { [K in Name]?: undefined };
-
-export type CallInput<C extends Call> =
-  C extends Call<infer Params, infer Query, infer Body, Schema>
-    ? Field<"params", Params> & Field<"query", Query> & Field<"body", Body>
-    : never;
-
-export type CallResult<C extends Call> = z.output<C["response"]>;
 
 const ProblemDetailsSchema = z.object({
   title: z.string().optional().catch(undefined),
@@ -145,7 +78,7 @@ export async function callApi<C extends Call>(
   input: CallInput<C>,
   settings: ApiSettings = getConfig(),
 ): Promise<CallResult<C>> {
-  const name = call.name ?? `${call.method} ${call.path}`;
+  const { name } = call;
   const startedAt = performance.now();
   let trace: Exchange["trace"] = undefined;
   const report = (outcome: CallOutcomeEvent["outcome"]) => {
@@ -168,9 +101,9 @@ export async function callApi<C extends Call>(
   if (!settings.API_BASE_URL)
     throw fail(new UpstreamError("UPSTREAM_UNAVAILABLE", "no API_BASE_URL"));
   const accessToken = call.auth === "visitor" ? await getAccessToken(request) : null;
-  const { url, contentType, body } = encodeCall(call, input, settings.API_BASE_URL);
+  const { url, type, body } = encodeCall(call, input, settings.API_BASE_URL);
   const exchange = createExchange(request, call.method, url, body);
-  if (contentType) exchange.headers["content-type"] = contentType;
+  if (type) exchange.headers["content-type"] = type;
   // One key per call, so that each of its retries carries the same.
   if (call.idempotencyKey) exchange.headers["idempotency-key"] = randomUUID();
   if (accessToken) exchange.headers.authorization = `Bearer ${accessToken}`;

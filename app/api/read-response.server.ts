@@ -6,7 +6,7 @@ import { FormRefusal } from "~/forms/index.server";
 import { LANGUAGE_TAG } from "~/i18n/locales";
 import type { ErrorCode } from "~/lib/errors";
 import { isNestedDeeperThan, MAX_JSON_DEPTH } from "~/lib/json-depth";
-import type { Call, CallResult } from "./client.server";
+import type { Call, CallResult } from "./call";
 
 /** A failed call as the visitor sees it (`code`) and as outcome events count it. */
 export class UpstreamError extends Error {
@@ -43,10 +43,11 @@ export async function readAnswer<C extends Call>(
 ) {
   const status = response.statusCode ?? 0;
   if (status >= 200 && status <= 299) {
-    const result = call.response.safeParse(await readJson(response, limit));
-    if (result.success) return result.data as CallResult<C>;
-    const paths = result.error.issues.map((issue) => issue.path.join(".") || "(root)");
-    throw badAnswer(`response off its schema at ${paths.join(", ")}`);
+    const answer = await readJson(response, limit);
+    const check = call.checks?.answers[status];
+    if (!call.checks || check?.(answer)) return answer as CallResult<C>;
+    const [error] = check?.errors ?? [{ instancePath: "", message: `${status} is not an answer` }];
+    throw badAnswer(`off its contract at ${error?.instancePath || "/"}: ${error?.message}`);
   }
   const readFormErrors = call.formErrors?.[status];
   const body = readFormErrors && (await readJson(response, limit).catch(() => undefined));

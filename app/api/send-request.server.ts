@@ -3,7 +3,7 @@ import https from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createErrorResponse } from "~/lib/errors";
 import { formatTraceparent, startChildSpan } from "~/lib/trace-context.server";
-import type { Call } from "./client.server";
+import type { Call, Check } from "./call";
 import { badAnswer, UpstreamError } from "./read-response.server";
 
 export type Exchange = {
@@ -33,34 +33,27 @@ export function createExchange(
   return { url, method, headers, body, trace };
 }
 
-/** The call's URL and body for `input`: a 400 when off its schemas or a value leaves its place. */
-export function encodeCall(call: Call, input: object, baseUrl: string) {
-  const { params = {}, query = {}, body } = input as Record<string, unknown>;
-  const url = buildUrl(
-    baseUrl,
-    call.path,
-    parseInput(call.params, params),
-    parseInput(call.query, query),
-  );
-  if (!call.body) return { url };
-  const value = parseInput(call.body, body);
-  if (call.bodyType === "form") {
-    const form = new URLSearchParams(value as Record<string, string>).toString();
-    return { url, contentType: "application/x-www-form-urlencoded", body: form };
-  }
-  return { url, contentType: "application/json", body: JSON.stringify(value) };
+/** The call's URL and body for `input`: a 400 when off its contract or a value leaves its place. */
+export function encodeCall({ path, checks }: Call, input: object, baseUrl: string) {
+  const { params = {}, query = {}, body } = input as Record<string, Values | undefined>;
+  const url = buildUrl(baseUrl, path, valid(params, checks?.params), valid(query, checks?.query));
+  const sent = checks?.body;
+  if (!sent || (body === undefined && !sent.required)) return { url };
+  const { type, check } = sent;
+  const value = valid(body, check) as Record<string, string>;
+  const form = type === "application/x-www-form-urlencoded";
+  return { url, type, body: form ? new URLSearchParams(value).toString() : JSON.stringify(value) };
 }
 
-function parseInput(schema: Call["params"], value: unknown) {
-  const result = schema?.safeParse(value);
-  if (result && !result.success) throw createErrorResponse("BAD_REQUEST");
-  return result?.data as Values | undefined;
+function valid(value: Values | undefined, check?: Check) {
+  if (check && !check(value)) throw createErrorResponse("BAD_REQUEST");
+  return value;
 }
 
 type Values = Record<string, unknown>;
 
 function buildUrl(baseUrl: string, path: string, params: Values = {}, query: Values = {}) {
-  const filled = path.replace(/:(\w+)/g, (_, name: string) => {
+  const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = params[name];
     const text = typeof value === "string" || typeof value === "number" ? String(value) : "";
     if (text === "" || text === "." || text === "..") throw createErrorResponse("BAD_REQUEST");

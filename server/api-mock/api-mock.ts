@@ -1,7 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { readContracts, type Answer, type Operation } from "./contracts";
+import type { Answer } from "./answers";
+import { readContracts, type Operation } from "./contracts";
 import { createScenarioStep } from "./scenario-page";
 
 // The API as its contracts describe it, on loopback, for `npm run dev`: API_BASE_URL points here,

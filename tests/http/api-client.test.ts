@@ -37,11 +37,11 @@ const TIMEOUT = { status: 504, code: "UPSTREAM_TIMEOUT" };
 const TOO_BIG = JSON.stringify({ id: "1", name: "x".repeat(2_000) });
 
 describe("callApi", () => {
-  it("sends the path, query and headers, and returns the parsed response", async () => {
+  it("sends the path, query and headers, and returns the answer, fields beyond its schema kept", async () => {
     upstream.handle((_req, res) => sendJson(res, 200, { id: "a/b", name: "Widget", extra: true }));
     const input = { params: { id: "a/b?c#d" }, query: { q: "x y&z", tag: ["1", "2"] } };
     const thing = await callApi(createIncoming(), getThing, input, settings);
-    expect(thing).toEqual({ id: "a/b", name: "Widget" });
+    expect(thing).toEqual({ id: "a/b", name: "Widget", extra: true });
     expect(upstream.received).toHaveLength(1);
     const [received] = upstream.received;
     const url = "/v1/things/a%2Fb%3Fc%23d?q=x+y%26z&tag=1&tag=2";

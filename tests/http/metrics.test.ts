@@ -66,7 +66,7 @@ describe("with METRICS_PORT set", () => {
     const samples = await scrape();
     const calls = (outcome: string) =>
       total(samples, "upstream_request_duration_seconds_count", {
-        call: "GET /things/:id",
+        call: "GET /things/{id}",
         method: "GET",
         outcome,
       });
@@ -74,7 +74,7 @@ describe("with METRICS_PORT set", () => {
     expect(calls("404")).toBe(1);
     expect(calls("unavailable")).toBe(1);
     expect(
-      total(samples, "upstream_retries_total", { call: "GET /things/:id", event: "retry" }),
+      total(samples, "upstream_retries_total", { call: "GET /things/{id}", event: "retry" }),
     ).toBeGreaterThan(0);
   });
 

@@ -52,9 +52,8 @@ describe("the server's own bundle (npm run build:server)", () => {
 // `npm run dev` starts the API mock and its sign-in provider (server/dev.ts); the production
 // server's bundle, the Remix build and the browser's hold none of it.
 describe("the bundles npm run build makes", () => {
-  // Its modules (named in a bundle's comments), its log lines, ajv's and oidc-provider's code.
-  const MOCK_CODE =
-    /\/\/ server\/api-mock\/|API mock answering|contracts answers|Ajv2020|devInteractions/;
+  // Its modules (named in a bundle's comments), its log lines, oidc-provider's code.
+  const MOCK_CODE = /\/\/ server\/api-mock\/|API mock answering|contracts answers|devInteractions/;
   it.each(["build", "public/build"])("hold nothing of the API mock: %s", (dir) => {
     const files = readdirSync(path.join(projectRoot, dir), { recursive: true, encoding: "utf8" })
       .filter((file) => file.endsWith(".js"))

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { errorCatalogue, type ErrorCode } from "~/lib/errors";
 import { getEnglishError } from "../support/shell";
 import { parseHtml } from "../support/html";
+import { scrapeMetrics, total } from "../support/metrics";
 import { startSuiteServer } from "../support/server";
 import { createThingsApi, sendProblem, type ThingsApi } from "../support/things-api";
 import { sendJson, startUpstream, type Upstream } from "../support/upstream";
@@ -26,7 +27,12 @@ beforeEach(() => {
 });
 
 const server = startSuiteServer(
-  () => ({ API_BASE_URL: upstream.url, API_TIMEOUT_MS: "1000", TIME_ZONE: "Europe/Berlin" }),
+  () => ({
+    API_BASE_URL: upstream.url,
+    API_TIMEOUT_MS: "1000",
+    TIME_ZONE: "Europe/Berlin",
+    METRICS_PORT: "0",
+  }),
   { cwd: referenceAppBuild, expectedStatuses: [502, 503, 504] },
 );
 
@@ -171,6 +177,30 @@ describe("a thing's page, nested in the list", () => {
       expect(upstreamCalls().filter((call) => call === "GET /things/3")).toHaveLength(attempts);
     },
   );
+});
+
+describe("an answer its contract does not allow", () => {
+  const badAnswers = async () =>
+    total(await scrapeMetrics(server), "upstream_request_duration_seconds_count", {
+      outcome: "bad_answer",
+    });
+  const thing = (changes: object) => () => ({ ...api.things.get("3"), ...changes });
+  const THING = /^GET \/things\/3$/;
+
+  it.each<[string, string, RegExp, () => object]>([
+    ["a quantity of 12.5", "/things/3", THING, thing({ quantity: 12.5 })],
+    ["a version of 1.5", "/things/3/edit", THING, thing({ version: 1.5 })],
+    ["a status outside its list", "/things/3", THING, thing({ status: "lost" })],
+    ["a name over its length", "/things/3/edit", THING, thing({ name: "x".repeat(61) })],
+    ["a page of 1.5", "/things", /^GET \/things\?/, () => ({ items: [], page: 1.5, pageCount: 1 })],
+  ])("shows %s as the catalogue's 502 page, a bad answer", async (_case, path, route, answer) => {
+    const before = await badAnswers();
+    api.intercept(route, (_req, res) => sendJson(res, 200, answer()));
+    const { response, document } = await get(path);
+    expect(response.status).toBe(502);
+    expectCataloguePage(document, BAD_ANSWER);
+    expect(await badAnswers()).toBe(before + 1);
+  });
 });
 
 describe("adding a thing", () => {

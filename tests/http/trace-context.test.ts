@@ -197,7 +197,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(collector.received[0]).toMatchObject({ method: "POST", url: "/v1/traces" });
     const call = spans.find((span) => span.spanId === sent.spanId);
     const request = spans.find((span) => span.spanId === call?.parentSpanId);
-    expect(call).toMatchObject({ traceId: TRACE_ID, name: "GET /things/:id", kind: 3 });
+    expect(call).toMatchObject({ traceId: TRACE_ID, name: "GET /things/{id}", kind: 3 });
     expect(request).toMatchObject({
       traceId: TRACE_ID,
       parentSpanId: PARENT_ID,

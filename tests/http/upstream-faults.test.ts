@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { callApi, onCallOutcome, type CallOutcomeEvent } from "~/api/client.server";
 import { createThing, getThing, sendNote } from "../support/fault-routes/calls.server";
 import { createThingOnce, deleteThing, getLooseThing } from "../support/fault-routes/calls.server";
+import { getConstrained } from "../support/fault-routes/calls.server";
 import { createIncoming, getFailure } from "../support/api-calls";
 import { answerRaw, getClosedPort, sendJson, startUpstream } from "../support/upstream";
 import type { Upstream } from "../support/upstream";
@@ -151,6 +152,49 @@ describe("an answer that breaks HTTP", () => {
   ])("stops a %s bomb at the size cap", async (coding, body) => {
     upstream.handleRaw(answerRaw(head("HTTP/1.1 200 OK", `Content-Encoding: ${coding}`), body));
     expect(await getFailure(getOne())).toEqual(BAD_ANSWER);
+  });
+});
+
+// Each kind of constraint a contract states (tests/support/fault-routes/faults.yaml), held at run time.
+describe("a value off its contract", () => {
+  const RECORD = { id: "6f1c1c1e-7d3a-4b1e-9a1a-1c2b3d4e5f60", count: 1 };
+  const getRecord = (query: object = { page: 1 }) => run(getConstrained, { query });
+
+  it.each([
+    ["not an integer", { count: 1.5 }],
+    ["under its minimum", { count: -1 }],
+    ["over its maximum", { count: 11 }],
+    ["outside its enum", { kind: "c" }],
+    ["over its maxLength", { name: "abcdef" }],
+    ["off its format, uuid", { id: "1" }],
+    ["off its format, date-time", { at: "yesterday" }],
+    ["missing, though required", { count: undefined }],
+    ["null, though not nullable", { kind: null }],
+    ["of another type", { note: 1 }],
+  ])("in an answer, %s, is a bad answer at once", async (_case, fields) => {
+    upstream.handle((_req, res) => sendJson(res, 200, { ...RECORD, ...fields }));
+    expect(await getFailure(getRecord())).toEqual(BAD_ANSWER);
+    expect(outcomes()).toEqual(["bad_answer"]);
+  });
+
+  it("is not in an answer that is null where nullable, and has its defaults filled in", async () => {
+    upstream.handle((_req, res) => sendJson(res, 200, { ...RECORD, note: null }));
+    expect(await getRecord()).toEqual({ ...RECORD, note: null, status: "active" });
+  });
+
+  it.each([
+    ["not an integer", { page: 1.5 }],
+    ["under its minimum", { page: 0 }],
+    ["over its maximum", { page: 101 }],
+    ["missing, though required", {}],
+    ["outside its enum", { page: 1, sort: "size" }],
+    ["over its maxLength", { page: 1, q: "x".repeat(11) }],
+    ["off its format, date", { page: 1, since: "2026-02-30" }],
+    ["not a parameter of the contract", { page: 1, nope: "x" }],
+  ])("in a query, %s, is a 400 before any call", async (_case, query) => {
+    upstream.handle((_req, res) => sendJson(res, 200, RECORD));
+    expect(await getFailure(getRecord(query))).toEqual({ status: 400, code: "BAD_REQUEST" });
+    expect(upstream.received).toHaveLength(0);
   });
 });
 
@@ -475,7 +519,7 @@ describe("outcome events", () => {
     answerStatus(404);
     await getFailure(run(deleteThing, { params: { id: "1" } }));
     expect(events).toEqual([
-      { call: "GET /things/:id", method: "GET", outcome: "ok", durationMs: expect.any(Number) },
+      { call: "GET /things/{id}", method: "GET", outcome: "ok", durationMs: expect.any(Number) },
       { call: "deleteThing", method: "DELETE", outcome: "404", durationMs: expect.any(Number) },
     ]);
   });

@@ -3,6 +3,7 @@
  * Do not make direct changes to the file.
  */
 
+import type { Contract } from "~/api/call";
 export type paths = Record<string, never>;
 export type webhooks = Record<string, never>;
 export interface components {
@@ -37,3 +38,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;
+
+declare const contract: Contract<paths>;
+export default contract;
