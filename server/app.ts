@@ -7,7 +7,8 @@ import type { Config } from "~/lib/config.server";
 import { getErrorForStatus } from "~/lib/errors";
 import { createRequestLog, type FinishedRequest } from "./observability/request-log";
 import { createEdge, type WriteLimit } from "./edge/checks";
-import { createReportEndpoints, type ReportSink } from "./edge/report-endpoints";
+import { createCspEndpoint } from "./edge/csp-reports";
+import { createVitalsEndpoint, type ReportSink } from "./edge/report-endpoints";
 import { sendErrorPage } from "./edge/error-page";
 import { createSecurityHeaders } from "./edge/security-headers";
 import { serveStaticFiles } from "./static/static-files";
@@ -70,7 +71,8 @@ export function createApp({
     createSecurityHeaders(config),
     createEdge(config, build, maxHeaderCount, writeLimit),
     readiness,
-    createReportEndpoints(config, build, reports),
+    createCspEndpoint(config, build, reports),
+    createVitalsEndpoint(build, reports),
     serveStaticFiles(path.resolve("public"), config, entry.logger),
     // A 304 varies as the page it stands for, which this step compresses (RFC 9110 §15.4.5).
     compression({

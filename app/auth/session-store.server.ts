@@ -33,8 +33,9 @@ function readStoredSession(id: string, stored: string): Session | null {
 
 type Backend = {
   get(id: string): Promise<Session | null>;
-  set(session: Session, seconds: number): Promise<void>;
-  delete(id: string): Promise<void>;
+  /** Writes a new session, or one still stored with the tokens issued at `over`; else false. */
+  set(session: Session, seconds: number, over?: number): Promise<boolean>;
+  delete(session: Session): Promise<void>;
   claimOnce(key: string, seconds: number): Promise<boolean>;
   withLock<T>(key: string, milliseconds: number, task: () => Promise<T>): Promise<T | null>;
 };
@@ -71,15 +72,17 @@ export function createSessionStore(backend: Backend, settings: SignInSettings) {
       const id: unknown = await cookie.parse(request.headers.get("Cookie"));
       return typeof id === "string" ? backend.get(id) : null;
     },
-    async save(session: Session) {
-      await backend.set(session, getSessionTtlSeconds(session, settings));
+    /** The session's cookie once written: new, or over the version `over` read (else null). */
+    async save(session: Session, over?: Session) {
+      const ttl = getSessionTtlSeconds(session, settings);
+      if (!(await backend.set(session, ttl, over?.tokenIssuedAt))) return null;
       const maxAge = Math.ceil(
         (session.createdAt + settings.maxSeconds * 1000 - Date.now()) / 1000,
       );
       return cookie.serialize(session.id, { maxAge: Math.max(0, maxAge) });
     },
     async remove(session: Session | null) {
-      if (session) await backend.delete(session.id);
+      if (session) await backend.delete(session);
       return cookie.serialize("", { maxAge: 0 });
     },
   };
@@ -113,15 +116,21 @@ export function createMemoryBackend(): Backend {
       const kept = sessions.get(id);
       return kept && kept.until > Date.now() ? kept.session : null;
     },
-    async set(session, seconds) {
+    async set(session, seconds, over) {
+      const kept = sessions.get(session.id);
+      const isCurrent = kept && kept.until > Date.now() && kept.session.tokenIssuedAt === over;
+      if (over !== undefined && !isCurrent) return false;
       sessions.delete(session.id);
       makeRoom(sessions, MAX_MEMORY_SESSIONS, forget);
       sessions.set(session.id, { session, until: Date.now() + seconds * 1000 });
       const ids = accounts.get(session.sub) ?? new Set();
       accounts.set(session.sub, ids.add(session.id));
+      // Ended sessions first, then the oldest live ones past the most.
+      for (const id of ids) if (!(sessions.get(id)!.until > Date.now())) forget(id);
       for (const id of ids) if (ids.size > MAX_SESSIONS_PER_ACCOUNT) forget(id);
+      return true;
     },
-    delete: async (id) => void forget(id),
+    delete: async ({ id }) => void forget(id),
     async claimOnce(key, seconds) {
       makeRoom(claims, MAX_CLAIMS);
       if (claims.has(key)) return false;
@@ -137,26 +146,23 @@ const SESSION_PREFIX = "session:";
 
 export function createRedisBackend(redis: RedisConnection): Backend {
   const keyOf = (id: string) => `${SESSION_PREFIX}${id}`;
+  const accountOf = (sub: string) => `account:${sub}`;
   return {
     async get(id) {
       const stored = await redis.command<string | null>(["GET", keyOf(id)]);
       return stored ? readStoredSession(id, stored) : null;
     },
-    async set(session, seconds) {
-      const keys = [keyOf(session.id), `account:${session.sub}`];
+    async set(session, seconds, over) {
+      const keys = [keyOf(session.id), accountOf(session.sub)];
       const ttl = String(Math.max(1, seconds));
       const most = String(MAX_SESSIONS_PER_ACCOUNT);
-      const args = [
-        JSON.stringify(session),
-        ttl,
-        String(session.createdAt),
-        session.id,
-        most,
-        SESSION_PREFIX,
-      ];
-      await redis.command(["EVAL", SAVE_SESSION, "2", ...keys, ...args]);
+      const args = [JSON.stringify(session), ttl, String(session.createdAt), session.id, most];
+      const version = over === undefined ? "" : String(over);
+      const saved = ["EVAL", SAVE_SESSION, "2", ...keys, ...args, SESSION_PREFIX, version];
+      return (await redis.command(saved)) === 1;
     },
-    delete: async (id) => void (await redis.command(["DEL", keyOf(id)])),
+    delete: async ({ id, sub }) =>
+      void (await redis.command(["EVAL", END_SESSION, "2", keyOf(id), accountOf(sub), id])),
     claimOnce: async (key, seconds) =>
       (await redis.command(["SET", `claim:${key}`, "1", "NX", "EX", String(seconds)])) === "OK",
     async withLock(key, milliseconds, task) {
@@ -174,13 +180,25 @@ export function createRedisBackend(redis: RedisConnection): Backend {
   };
 }
 
-// The session, and its account's sessions by sign-in time, past the most of which the oldest end.
-const SAVE_SESSION = `redis.call("SET", KEYS[1], ARGV[1], "EX", ARGV[2])
+// The session, new or over the version it was read at, and its account's live sessions by sign-in
+// time, past the most of which the oldest end.
+const SAVE_SESSION = `if ARGV[7] ~= "" then
+  local read, kept = pcall(cjson.decode, redis.call("GET", KEYS[1]) or "")
+  if not read or type(kept) ~= "table" or kept.tokenIssuedAt ~= tonumber(ARGV[7]) then return 0 end
+end
+redis.call("SET", KEYS[1], ARGV[1], "EX", ARGV[2])
 redis.call("ZADD", KEYS[2], "NX", ARGV[3], ARGV[4])
+for _, id in ipairs(redis.call("ZRANGE", KEYS[2], 0, -1)) do
+  if redis.call("EXISTS", ARGV[6] .. id) == 0 then redis.call("ZREM", KEYS[2], id) end
+end
 for _, id in ipairs(redis.call("ZRANGE", KEYS[2], 0, -tonumber(ARGV[5]) - 1)) do
   redis.call("DEL", ARGV[6] .. id)
   redis.call("ZREM", KEYS[2], id)
 end
-if redis.call("TTL", KEYS[2]) < tonumber(ARGV[2]) then redis.call("EXPIRE", KEYS[2], ARGV[2]) end`;
+if redis.call("TTL", KEYS[2]) < tonumber(ARGV[2]) then redis.call("EXPIRE", KEYS[2], ARGV[2]) end
+return 1`;
+
+const END_SESSION = `redis.call("DEL", KEYS[1])
+redis.call("ZREM", KEYS[2], ARGV[1])`;
 
 const RELEASE_LOCK = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;

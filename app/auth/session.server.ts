@@ -77,7 +77,11 @@ async function loadVisitor(request: Request, settings: SignInSettings): Promise<
     if (current === session && now - session.seenAt < touchEvery)
       return { ...signedOut(), session };
     const touched = { ...current, seenAt: now };
-    return { session: touched, cookies: [await sessions.save(touched)], storeUnavailable: false };
+    const cookie = await sessions.save(touched, current);
+    if (cookie) return { session: touched, cookies: [cookie], storeUnavailable: false };
+    // Ended meanwhile (a sign-out), or refreshed elsewhere: as stored now.
+    const stored = await sessions.get(session.id);
+    return stored ? { ...signedOut(), session: stored } : signedOut([await sessions.remove(null)]);
   } catch (error) {
     if (!(error instanceof RedisUnavailableError)) throw error;
     return { session: null, cookies: [], storeUnavailable: true };
@@ -142,8 +146,8 @@ function refreshUnderLock(
       const { client, config } = await provider.getProvider(settings);
       const tokens = await client.refreshTokenGrant(config, session.refreshToken!);
       const next = provider.withTokens(session, tokens, settings.rolesClaim);
-      await sessions.save(next);
-      return { session: next };
+      // Written only over the tokens it refreshed: a sign-out meanwhile holds.
+      return { session: (await sessions.save(next, session)) ? next : await sessions.get(next.id) };
     } catch (error) {
       if (error instanceof RedisUnavailableError) throw error;
       // A refused token or untrusted tokens end the session; a provider that failed may answer next time.

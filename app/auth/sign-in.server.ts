@@ -115,7 +115,7 @@ export async function finishSignIn(request: Request, settings: SignInSettings) {
     const headers = new Headers({ "Cache-Control": "no-store" });
     if (previous) headers.append("Set-Cookie", await sessions.remove(previous));
     headers.append("Set-Cookie", clearTransaction);
-    headers.append("Set-Cookie", await sessions.save(session));
+    headers.append("Set-Cookie", (await sessions.save(session))!);
     logger.info({ sub: session.sub }, "sign-in: signed in");
     return redirect(transaction.redirectTo, { status: 303, headers });
   } catch (error) {

@@ -38,10 +38,6 @@ export const EnvSchema = z.object({
   NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
   /** TCP port to listen on; 0 picks a free one. Unused when a socket is handed over (LISTEN_FDS). */
   PORT: port.default(3000),
-  /** Set by a service manager handing over the listening socket as fd 3 (systemd socket activation). */
-  LISTEN_FDS: z.literal("1", { error: "must be 1: the server listens on one socket" }).optional(),
-  /** The process the handed-over socket is meant for; another process's is ignored. */
-  LISTEN_PID: z.coerce.number().int().min(1).optional(),
   /** Interface to listen on; unset listens on all of them. */
   HOST: z.string().min(1).optional(),
   /** The public origin visitors use (`https://example.com`); when https, cookies are Secure. */

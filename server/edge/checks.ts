@@ -3,9 +3,10 @@ import type { Store } from "express-rate-limit";
 import type { ServerBuild } from "@remix-run/node";
 import type { Config } from "~/lib/config.server";
 import type { ErrorCode } from "~/lib/errors";
-import { hasBody, sendErrorPage } from "./error-page";
+import { expectsContinue, hasBody } from "./body";
+import { sendErrorPage } from "./error-page";
 import { limitWrites } from "./rate-limit";
-import { REPORT_PATHS } from "./report-endpoints";
+import { REPORTS } from "./report-endpoints";
 import { checkRemixTarget, createOriginCheck, refuseWritesToTheRoot } from "./remix-request";
 
 export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
@@ -17,10 +18,11 @@ const SINGLE_VALUE_HEADERS = new Set(
   proxy-authorization expect range if-range if-modified-since if-unmodified-since sec-fetch-site
   sec-fetch-mode sec-fetch-dest`.split(/\s+/),
 );
+const REPORT_BODIES = new Map(Object.values(REPORTS).map((report) => [report.path, report]));
 export type WriteLimit = { store?: Store; onRateLimited?: () => void };
 type Check = (req: Request, res: Response) => ErrorCode | undefined;
 
-/** The checks before static files and Remix, in order (docs/security.md), then the write limit and 100 Continue. */
+/** The checks before static files and Remix, in order (docs/security.md), then the write limit. */
 export function createEdge(
   config: Config,
   build: ServerBuild,
@@ -53,12 +55,10 @@ export function createEdge(
       if (error) return next(error);
       const refusal = refuseRootWrite(req, res);
       if (refusal) return sendErrorPage(res, refusal);
-      if (expectsContinue(req) && req.httpVersion === "1.1" && !res.headersSent)
-        res.writeContinue();
       next();
     };
     // The report endpoints count their own.
-    if (limiter && !SAFE_METHODS.has(req.method) && !REPORT_PATHS.has(req.path))
+    if (limiter && !SAFE_METHODS.has(req.method) && !REPORT_BODIES.has(req.path))
       void limiter(req, res, proceed);
     else proceed();
   };
@@ -97,18 +97,17 @@ const requireSameOrigin: Check = (req, res) => {
     return "CROSS_SITE_REQUEST";
 };
 
+// The route's body limit and types, held here from the headers and by `readBody` as it streams.
 function requireAcceptableBody(limit: number): Check {
-  return (req) => {
+  return (req, res) => {
+    const report = REPORT_BODIES.get(req.path);
+    res.locals.bodyLimit = report?.maxBytes ?? limit;
     const codings = req.headers["transfer-encoding"];
     if (codings !== undefined && codings.trim().toLowerCase() !== "chunked") return "BAD_REQUEST";
     if (SAFE_METHODS.has(req.method) || !hasBody(req)) return;
-    if (Number(req.headers["content-length"]) > limit) return "PAYLOAD_TOO_LARGE";
+    if (Number(req.headers["content-length"]) > res.locals.bodyLimit) return "PAYLOAD_TOO_LARGE";
     const encoding = req.headers["content-encoding"]?.trim().toLowerCase() ?? "identity";
-    // The report endpoints take the types browsers send them, and check them.
-    const isForm = req.is("urlencoded") || REPORT_PATHS.has(req.path);
-    if (!isForm || encoding !== "identity") return "UNSUPPORTED_MEDIA_TYPE";
+    if (!req.is(report?.types ?? "urlencoded") || encoding !== "identity")
+      return "UNSUPPORTED_MEDIA_TYPE";
   };
 }
-
-const expectsContinue = (req: Request) =>
-  req.headers.expect?.trim().toLowerCase() === "100-continue";

@@ -1,4 +1,4 @@
-import type { Request, Response } from "express";
+import type { Response } from "express";
 import { renderToStaticMarkup } from "react-dom/server";
 import { ErrorView, getErrorTitle } from "~/components/error-boundary";
 import {
@@ -12,7 +12,6 @@ import { pickMessages, shellMessages } from "~/i18n/messages.server";
 import { createTranslator } from "~/i18n/translate";
 import { getError, type ErrorCode } from "~/lib/errors";
 
-const DRAIN_MS = 1_000;
 const renderedPages = new Map<string, string>();
 
 /**
@@ -55,28 +54,15 @@ export function renderErrorPage(code: ErrorCode, locale: ShippedLocale = DEFAULT
 
 /**
  * The page, never cached, in the language Accept-Language asks for (before Remix, no cookie is
- * read); a body left unread is drained a moment, as closing at once could lose the page.
+ * read).
  */
 export function sendErrorPage(res: Response, code: ErrorCode) {
   const req = res.req;
   res.locals.refusal = code;
-  if (hasBody(req) && !req.complete) {
-    res.once("finish", () => {
-      if (req.complete) return;
-      const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
-      req.once("end", () => clearTimeout(timer)).once("close", () => clearTimeout(timer));
-    });
-  }
   const locale = matchLocale(req.get("Accept-Language") ?? null, LOCALES) ?? DEFAULT_LOCALE;
   res
     .status(getError(code).status)
     .set({ "Cache-Control": "no-store", "Content-Language": locale, Vary: "Accept-Language" })
     .type("html")
     .send(renderErrorPage(code, locale));
-}
-
-export function hasBody(req: Request) {
-  return (
-    req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0
-  );
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import helmet, { type HelmetOptions } from "helmet";
 import type { Config } from "~/lib/config.server";
-import { CSP_REPORT_PATH } from "./report-endpoints";
+import { REPORTS } from "./report-endpoints";
 
 const NONCE = "{nonce}";
 type Directives = NonNullable<
@@ -27,13 +27,13 @@ export function createSecurityHeaders(config: Config): RequestHandler {
     formAction: ["'self'", ...(config.signIn ? [new URL(config.signIn.issuer).origin] : [])],
     frameAncestors: ["'none'"],
     // Browsers with the Reporting API send to the endpoint `report-to` names, others to `report-uri`.
-    reportUri: [CSP_REPORT_PATH],
+    reportUri: [REPORTS.csp.path],
     reportTo: ["csp"],
   });
   const [name, policy] = headers.find(([name]) => name === "Content-Security-Policy")!;
   const [beforeNonce, afterNonce] = policy.split(NONCE) as [string, string];
   const others = headers.filter((header) => header[0] !== name);
-  others.push(["Reporting-Endpoints", `csp="${CSP_REPORT_PATH}"`]);
+  others.push(["Reporting-Endpoints", `csp="${REPORTS.csp.path}"`]);
   return (_req, res, next) => {
     const nonce = newNonce();
     res.locals.cspNonce = nonce;

@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Config } from "~/lib/config.server";
 import type { AppEntry } from "../app";
+import { drainWhenAnswered } from "../edge/body";
 import { createNodeRefusals } from "./client-errors";
 
 type Logger = AppEntry["logger"];
@@ -11,7 +12,14 @@ export const MAX_HEADER_COUNT = 2_000;
 // Browsers do not pipeline; a few requests ahead are tolerated for tools that do.
 const MAX_PIPELINED = 16;
 
-export function createHttpServer(config: Config, logger: Logger, listener: RequestListener) {
+// A scraper is no proxy to outlast: the metrics port keeps an idle connection as Node would.
+const METRICS_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+function createHttpServer(config: Config, logger: Logger, listener: RequestListener) {
+  const handle: RequestListener = (req, res) => {
+    drainWhenAnswered(req, res);
+    listener(req, res);
+  };
   const server = createServer(
     {
       headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
@@ -21,20 +29,25 @@ export function createHttpServer(config: Config, logger: Logger, listener: Reque
       // The edge refuses a missing Host itself, with the error page and security headers.
       requireHostHeader: false,
     },
-    listener,
+    handle,
   );
+  server.on("checkContinue", handle).on("checkExpectation", handle);
   server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
   server.maxHeadersCount = MAX_HEADER_COUNT + 1;
   closeStalledConnections(server, config.SEND_TIMEOUT_MS, logger);
   return server;
 }
 
-/** Requests in flight, one at a time per connection, with `Connection: close` once draining. */
+/**
+ * Both ports' servers; the app's requests in flight, one at a time per connection, and each told
+ * `Connection: close` once the process is stopping.
+ */
 export function createConnections(config: Config, logger: Logger) {
   // Per connection, the requests unanswered, the one being answered first.
   const queues = new WeakMap<Socket, (() => void)[]>();
   const inFlight = new Set<ServerResponse>();
   const refusals = createNodeRefusals(config, logger);
+  let stopping = false;
   let draining: Server | undefined;
 
   function createAppServer(app: RequestListener) {
@@ -49,7 +62,7 @@ export function createConnections(config: Config, logger: Logger) {
       }
       queue.push(() => socket.destroyed || app(req, res));
       inFlight.add(res);
-      if (draining) res.setHeader("Connection", "close");
+      if (stopping) res.setHeader("Connection", "close");
       res.once("close", () => {
         inFlight.delete(res);
         queue.shift();
@@ -60,15 +73,19 @@ export function createConnections(config: Config, logger: Logger) {
       if (queue.length === 1) app(req, res);
     };
     return createHttpServer(config, logger, serve)
-      .on("checkContinue", serve)
-      .on("checkExpectation", serve)
       .on("clientError", refusals.onClientError)
       .on("connect", refusals.onConnect);
   }
 
-  function drain(server: Server) {
-    draining = server;
+  // From the signal on, every answer tells its client to go elsewhere (RFC 9112 9.6).
+  function stopKeepingAlive() {
+    stopping = true;
     for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+  }
+
+  function drain(server: Server) {
+    stopKeepingAlive();
+    draining = server;
     server.closeIdleConnections();
   }
 
@@ -80,7 +97,17 @@ export function createConnections(config: Config, logger: Logger) {
     return ids.length === 1 ? { requestId: ids[0] } : { inFlightRequestIds: ids };
   }
 
-  return { createAppServer, drain, describeInFlight, countInFlight: () => inFlight.size };
+  return {
+    createAppServer,
+    createMetricsServer: (handle: RequestListener) => {
+      const keepAlive = Math.min(config.KEEP_ALIVE_TIMEOUT_MS, METRICS_KEEP_ALIVE_TIMEOUT_MS);
+      return createHttpServer({ ...config, KEEP_ALIVE_TIMEOUT_MS: keepAlive }, logger, handle);
+    },
+    stopKeepingAlive,
+    drain,
+    describeInFlight,
+    countInFlight: () => inFlight.size,
+  };
 }
 
 // Node's timeouts cover a request arriving, not its answer leaving, nor a connection left open

@@ -7,18 +7,22 @@ import { startRateLimitStore } from "../edge/rate-limit";
 import { startMetrics } from "../observability/metrics";
 import { startTracing } from "../observability/tracing";
 import type * as BuildModule from "./build";
-import { createConnections, createHttpServer, MAX_HEADER_COUNT } from "./connections";
+import { createConnections, MAX_HEADER_COUNT } from "./connections";
+import { takeListenFd } from "./listen-fds";
 
 /**
- * Loads the Remix build, which reads the configuration (a bad setting is one line and exit code
- * 1), then starts everything configured and listens. `npm run dev` (server/dev.ts) adds its
- * development steps (the API mock's page) before Remix.
+ * Takes the socket a service manager handed over, if any, and loads the Remix build, which reads
+ * the configuration (a bad setting is one line and exit code 1), then starts everything configured
+ * and listens. `npm run dev` (server/dev.ts) adds its development steps (the API mock's page)
+ * before Remix.
  */
 export async function startServer({
   developmentSteps = [],
 }: { developmentSteps?: RequestHandler[] } = {}) {
   let loaded: typeof BuildModule;
+  let listenFd: number | undefined;
   try {
+    listenFd = takeListenFd();
     loaded = await import("./build");
     loaded.app.getConfig();
   } catch (error) {
@@ -51,7 +55,7 @@ export async function startServer({
     startTracing(config, entry),
     startMetrics(config, entry, connections.countInFlight),
   ]);
-  const metricsServer = metrics && createHttpServer(config, logger, metrics.handle);
+  const metricsServer = metrics && connections.createMetricsServer(metrics.handle);
   const metricsPort =
     metricsServer &&
     (await listen(metricsServer, { port: config.METRICS_PORT!, host: config.HOST }));
@@ -79,8 +83,9 @@ export async function startServer({
   });
   const server = connections.createAppServer(app);
 
-  // SIGTERM or SIGINT: not ready but serving for SHUTDOWN_DELAY_MS while endpoints let go, then drain
-  // and exit 0, or 1 past the deadline. A repeated signal changes nothing (decision 024).
+  // SIGTERM or SIGINT: not ready but serving, with Connection: close, for SHUTDOWN_DELAY_MS while
+  // endpoints let go, then drain and exit 0, or 1 past the deadline. A repeated signal changes
+  // nothing (decision 024).
   for (const name of ["SIGTERM", "SIGINT", "SIGHUP"] as const)
     process.on(name, (signal) => void shutDown(signal));
 
@@ -92,6 +97,7 @@ export async function startServer({
       );
     }
     shuttingDown = true;
+    connections.stopKeepingAlive();
     setTimeout(() => {
       logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutdown timeout: exiting");
       process.exit(1);
@@ -117,18 +123,17 @@ export async function startServer({
     process.exit(0);
   }
 
-  // systemd socket activation: the socket handed over as fd 3 is already bound.
-  const handedOver = config.LISTEN_FDS && (!config.LISTEN_PID || config.LISTEN_PID === process.pid);
   const port = await listen(
     server,
-    handedOver ? { fd: 3 } : { port: config.PORT, host: config.HOST },
+    listenFd === undefined ? { port: config.PORT, host: config.HOST } : { fd: listenFd },
   );
   logger.info(
     { port, host: config.HOST ?? "all interfaces" },
     `listening on http://localhost:${port}`,
   );
   if (config.NODE_ENV === "development") void broadcastDevReady(build);
-  process.send?.({ type: "listening", port, metricsPort });
+  // A parent may have closed the channel it handed over: it is then told nothing.
+  process.send?.({ type: "listening", port, metricsPort }, undefined, undefined, () => {});
 }
 
 function listen(on: Server, at: { port: number; host?: string } | { fd: number }) {

@@ -8,17 +8,14 @@ import { applyCacheRules } from "~/lib/cache-rules.server";
 import type { Config } from "~/lib/config.server";
 import { createErrorResponse } from "~/lib/errors";
 import { REFRESHED_HEADERS } from "~/lib/page-cache.server";
+import { readBody } from "../edge/body";
 
-// Each piece of a body costs a callback, and a kept piece holds the whole buffer Node read it into.
-const MIN_AVERAGE_PIECE_BYTES = 256;
-const MIN_PIECES = 1_024;
-const BLOCK_BYTES = 64 * 1024;
 // A 304 keeps the pipeline's headers its 200 would carry (RFC 9110 §15.4.5), and the request's id;
 // not its Content-Security-Policy, whose nonce the stored page does not have.
 const NOT_MODIFIED_KEPT = new Set([...REFRESHED_HEADERS, "x-request-id"]);
 
 /**
- * Hands Remix the request the edge judged, its body read within the limit, and sends its answer
+ * Hands Remix the request the edge judged, its body read within its limit, and sends its answer
  * (decision 002); each route's Cache-Control merged with its parents' (decision 021).
  */
 export function createRemixHandler(build: ServerBuild, config: Config): RequestHandler {
@@ -29,7 +26,7 @@ export function createRemixHandler(build: ServerBuild, config: Config): RequestH
     let body: Uint8Array<ArrayBuffer> | undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
       try {
-        body = await readBody(req, config.BODY_LIMIT_BYTES);
+        body = await readBody(req, res);
       } catch (refusal) {
         return refusal instanceof Response ? next(refusal) : void res.destroy();
       }
@@ -46,47 +43,6 @@ export function createRemixHandler(build: ServerBuild, config: Config): RequestH
       next(error);
     }
   };
-}
-
-/** The body, refused at the byte over the limit (413) or the piece over what such a body needs (400). */
-function readBody(req: ExpressRequest, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  const maxPieces = Math.max(MIN_PIECES, Math.ceil(limit / MIN_AVERAGE_PIECE_BYTES));
-  let block = Buffer.allocUnsafe(
-    Math.min(Number(req.headers["content-length"]) || BLOCK_BYTES, BLOCK_BYTES, limit),
-  );
-  const blocks = [block];
-  let used = 0;
-  let size = 0;
-  let pieces = 0;
-  return new Promise((resolve, reject) => {
-    const refuse = (refusal: Response) => {
-      req.off("data", onData).off("end", onEnd);
-      blocks.length = 0;
-      reject(refusal);
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limit) return refuse(createErrorResponse("PAYLOAD_TOO_LARGE"));
-      if (++pieces > maxPieces) {
-        req.pause();
-        return refuse(createErrorResponse("BAD_REQUEST"));
-      }
-      for (let offset = 0; offset < chunk.length;) {
-        if (used === block.length) {
-          blocks.push((block = Buffer.allocUnsafe(BLOCK_BYTES)));
-          used = 0;
-        }
-        const copied = chunk.copy(block, used, offset);
-        used += copied;
-        offset += copied;
-      }
-      size += chunk.length;
-    };
-    const onEnd = () => {
-      const whole = Buffer.concat(blocks, size);
-      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
-    };
-    req.on("data", onData).on("end", onEnd).once("error", reject);
-  });
 }
 
 function createFetchRequest(

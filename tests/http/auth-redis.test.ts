@@ -315,23 +315,24 @@ describe.each([
     },
   ],
 ])("sessions %s", (_where, signIns, open) => {
+  const signIn = (sub: string, at: number): Session => ({
+    id: createSessionId(),
+    sub,
+    name: sub,
+    roles: [],
+    accessToken: "token",
+    refreshToken: null,
+    idToken: null,
+    tokenIssuedAt: at,
+    tokenExpiresAt: at + 300_000,
+    createdAt: at,
+    seenAt: at,
+  });
+
   it("keep MAX_SESSIONS_PER_ACCOUNT per account: one account signing in again and again ends its own oldest, no one else's", async () => {
     const { backend, close } = await open();
     try {
       const now = Date.now();
-      const signIn = (sub: string, at: number): Session => ({
-        id: createSessionId(),
-        sub,
-        name: sub,
-        roles: [],
-        accessToken: "token",
-        refreshToken: null,
-        idToken: null,
-        tokenIssuedAt: at,
-        tokenExpiresAt: at + 300_000,
-        createdAt: at,
-        seenAt: at,
-      });
       const others = ["ada", "bob"].map((sub) => signIn(sub, now));
       for (const session of others) await backend.set(session, 600);
       const repeated = Array.from({ length: signIns }, (_, i) => signIn("mallory", now + i + 1));
@@ -343,6 +344,32 @@ describe.each([
       for (const session of repeated) kept.push((await backend.get(session.id)) !== null);
       expect(kept.filter(Boolean)).toHaveLength(MAX_SESSIONS_PER_ACCOUNT);
       expect(kept.slice(-MAX_SESSIONS_PER_ACCOUNT).every(Boolean)).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it("count only live sessions, and never write an ended one again", async () => {
+    const { backend, close } = await open();
+    try {
+      const now = Date.now();
+      const kept = signIn("ada", now);
+      await backend.set(kept, 600);
+      const expiring = signIn("ada", now + 1);
+      await backend.set(expiring, 1);
+      await expect.poll(() => backend.get(expiring.id)).toBeNull();
+      for (let i = 2; i < MAX_SESSIONS_PER_ACCOUNT + 2; i++) {
+        const ended = signIn("ada", now + i);
+        await backend.set(ended, 600);
+        await backend.delete(ended);
+        // A touch or a refresh that read it before it ended.
+        const late = { ...ended, seenAt: Date.now() };
+        expect(await backend.set(late, 600, ended.tokenIssuedAt)).toBe(false);
+        expect(await backend.get(ended.id)).toBeNull();
+      }
+      for (let i = 1; i < MAX_SESSIONS_PER_ACCOUNT; i++)
+        await backend.set(signIn("ada", now + 100 + i), 600);
+      expect(await backend.get(kept.id)).not.toBeNull();
     } finally {
       await close();
     }
@@ -378,5 +405,75 @@ describe("a token refresh whose lock an instance that died still holds", () => {
     await sleep(1_000);
     expect(await visitorName(browser, `${suite.app.url}/things/1/feature`)).toBe("Ada");
     expect(countRefreshes(suite.provider)).toBe(refreshes + 1);
+  });
+});
+
+// Every writer of a session writes only over the version it read, on one instance and across two.
+describe.each([
+  ["in memory", false],
+  ["in Redis", true],
+])("sessions %s, signed out on one instance or another", (_where, inRedis) => {
+  let redis: Redis | undefined;
+  const instances: RunningServer[] = [];
+  beforeAll(async () => {
+    if (inRedis) redis = await startRedis();
+  });
+  const suite = startSuiteWithScriptedProvider({
+    env: (): Record<string, string> => (redis ? { SESSION_REDIS_URL: redis.url } : {}),
+  });
+  beforeAll(async () => {
+    instances.push(suite.app);
+    if (!redis) return;
+    const listener = await reservePort();
+    const { issuer, clientId } = suite.provider;
+    const env = { ORIGIN: listener.url, OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId };
+    instances.push(await startServer({ ...env, SESSION_REDIS_URL: redis.url }, { listener }));
+  }, HANG_TIMEOUT_MS);
+  afterAll(async () => {
+    try {
+      for (const instance of instances.slice(1)) expectNoServerErrors(instance);
+    } finally {
+      await Promise.all(instances.slice(1).map((instance) => instance.stop()));
+      await redis?.stop();
+    }
+  });
+  // A browser sends a host's cookies whatever its port: each instance here has its own.
+  const carryCookie = (browser: Browser, to: RunningServer) =>
+    browser.jar(to.url).set("session", browser.jar(suite.app.url).get("session")!);
+
+  it.each(inRedis ? [0, 1] : [0])(
+    "end, signed out on instance %i while a token refresh is in flight, every copy of the cookie",
+    async (index) => {
+      // Every token is due at once: each page refreshes it.
+      Object.assign(suite.provider, { expiresIn: 0 });
+      const browser = new Browser();
+      expect((await signInScripted(browser, suite.app)).status).toBe(303);
+      const copy = new Browser();
+      copy.jar(suite.app.url).set("session", browser.jar(suite.app.url).get("session")!);
+      let release = () => {};
+      suite.provider.hold = new Promise<void>((resolve) => (release = resolve));
+      const refreshes = countRefreshes(suite.provider);
+      const page = browser.fetch(`${suite.app.url}/`);
+      await expect.poll(() => countRefreshes(suite.provider)).toBe(refreshes + 1);
+      const other = instances[index]!;
+      carryCookie(browser, other);
+      expect((await browser.post(`${other.url}/auth/sign-out`)).status).toBe(303);
+      release();
+      expect((await page).status).toBe(200);
+      expect(await visitorName(copy, `${suite.app.url}/`)).toBeNull();
+    },
+  );
+
+  it("free an account's place at each sign-out: one browser stays signed in while another signs in and out again and again", async () => {
+    Object.assign(suite.provider, { expiresIn: 300, hold: Promise.resolve() });
+    const kept = new Browser();
+    expect((await signInScripted(kept, suite.app)).status).toBe(303);
+    const other = instances.at(-1)!;
+    for (let i = 0; i < MAX_SESSIONS_PER_ACCOUNT + 2; i++) {
+      const browser = new Browser();
+      expect((await signInScripted(browser, other)).status).toBe(303);
+      expect((await browser.post(`${other.url}/auth/sign-out`)).status).toBe(303);
+    }
+    expect(await visitorName(kept, `${suite.app.url}/`)).toBe("Mallory");
   });
 });

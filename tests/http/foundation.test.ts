@@ -1,19 +1,29 @@
+import dgram from "node:dgram";
 import {
   cpSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { once } from "node:events";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { patches } from "../../patches/apply-patches.js";
-import { projectRoot, runServerUntilExit, startServer, startSuiteServer } from "../support/server";
+import {
+  projectRoot,
+  reservePort,
+  runServerUntilExit,
+  spawnServer,
+  startServer,
+  startSuiteServer,
+} from "../support/server";
 import { parseHtml } from "../support/html";
 import { sendRaw } from "../support/raw-http";
 
@@ -257,6 +267,86 @@ describe("start-up configuration", () => {
       await unconfigured.stop();
     }
   });
+});
+
+describe("a socket handed over (LISTEN_FDS, LISTEN_PID), read as sd_listen_fds(3) reads them", () => {
+  it.each([
+    ["without LISTEN_PID", undefined],
+    ["with another process's LISTEN_PID", String(process.pid)],
+  ])(
+    "is not taken %s: the server listens on PORT and never accepts on fd 3",
+    async (_case, LISTEN_PID) => {
+      // The parent's own listening socket, which the server inherits as fd 3.
+      const parent = await reservePort();
+      const stray = await startServer({ LISTEN_FDS: "1", LISTEN_PID }, { fd3: parent.fd });
+      try {
+        const meantForParent = `GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () => sendRaw(parent.port, meantForParent)),
+        );
+        expect(answers.map(({ status }) => status)).toEqual(Array(8).fill(0));
+        expect(parent.accepted()).toBe(8);
+        expect((await fetch(`${stray.url}/healthz`)).status).toBe(200);
+      } finally {
+        parent.close();
+        await stray.stop();
+      }
+    },
+  );
+
+  it("starts whether or not the parent still holds the IPC channel it handed over", async () => {
+    const listener = await reservePort();
+    const orphan = spawnServer({}, { listener });
+    orphan.child.disconnect();
+    const exited = once(orphan.child, "exit");
+    try {
+      await expect.poll(() => orphan.stdout()).toContain('"msg":"listening');
+      expect((await fetch(`${listener.url}/healthz`)).status).toBe(200);
+    } finally {
+      orphan.child.kill();
+      expect(await exited).toEqual([0, null]);
+    }
+  });
+
+  it("is not taken from a forked server's IPC channel at fd 3 without LISTEN_PID", async () => {
+    const forked = await startServer({ LISTEN_FDS: "1" }, { fd3: "ipc" });
+    try {
+      expect((await fetch(`${forked.url}/healthz`)).status).toBe(200);
+    } finally {
+      await forked.stop();
+    }
+  });
+
+  it.each<[string, string, () => Promise<number | "ipc" | undefined>]>([
+    ["LISTEN_FDS is 2", "2", async () => undefined],
+    ["fd 3 is an IPC channel", "1", async () => "ipc"],
+    [
+      "fd 3 is a regular file",
+      "1",
+      async () => openSync(path.join(projectRoot, "package.json"), "r"),
+    ],
+    [
+      "fd 3 is a socket that does not listen",
+      "1",
+      async () => {
+        const socket = dgram.createSocket("udp4");
+        await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+        socket.unref();
+        return (socket as unknown as { _handle: { fd: number } })._handle.fd;
+      },
+    ],
+    ["fd 3 is not open", "1", async () => undefined],
+  ])(
+    "refuses to start for this process when %s, in one line naming LISTEN_FDS",
+    async (_case, LISTEN_FDS, open) => {
+      const env = { LISTEN_FDS, LISTEN_PID: "self" };
+      const { code, stdout, stderr } = await runServerUntilExit(env, { fd3: await open() });
+      expect(code).toBe(1);
+      expect(stderr.trim().split("\n")).toHaveLength(1);
+      expect(stderr).toMatch(/^Invalid environment variable LISTEN_FDS: /);
+      expect(stdout).not.toContain("listening");
+    },
+  );
 });
 
 describe("graceful shutdown", () => {

@@ -1,31 +1,51 @@
 import net from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ServerBuild } from "@remix-run/node";
 import { describe, expect, it } from "vitest";
+import { REPORTS } from "../../server/edge/report-endpoints";
 import { parseResponse, sendRaw } from "../support/raw-http";
 import { oneByteChunks } from "./hostile-requests";
-import { expectNoServerErrors, startServer, startSuiteServer } from "../support/server";
+import {
+  expectNoServerErrors,
+  projectRoot,
+  startServer,
+  startSuiteServer,
+} from "../support/server";
 import { getHeading } from "../support/html";
 import { readRssMegabytes } from "../support/process-stats";
+
+const FORM = "application/x-www-form-urlencoded";
+const BODY_LIMIT = 1_048_576;
 
 const postForm = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    headers: { "content-type": FORM, ...headers },
     body: "a=1",
   });
 
 /**
- * Sends headers, then streams `size` bytes in 64 KB pieces until the server answers or closes;
- * resolves with the answer's status.
+ * Sends headers, then streams `size` bytes in 64 KB pieces (after 100 Continue, when the headers
+ * ask for it) until the server answers, or closes when `untilClosed`, as a hostile client would;
+ * resolves with the status of the first answer.
  */
-function sendLargeBody(port: number, size: number, chunked: boolean) {
+function sendLargeBody(
+  port: number,
+  size: number,
+  chunked: boolean,
+  { target = "/?index", type = FORM, headers = [] as string[], untilClosed = false } = {},
+) {
   return new Promise<number>((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
+    const waitsForContinue = headers.includes("Expect: 100-continue");
     let answer = "";
     let answered = false;
     socket.on("data", (chunk) => {
       answer += chunk.toString("latin1");
+      if (waitsForContinue && answer === "HTTP/1.1 100 Continue\r\n\r\n") return writeMore();
       // Like a browser that has its answer: stop sending and hang up.
-      if (!answered) setImmediate(() => socket.end());
+      if (!answered && !untilClosed) setImmediate(() => socket.end());
       answered = true;
     });
     socket.on("error", () => {});
@@ -36,25 +56,80 @@ function sendLargeBody(port: number, size: number, chunked: boolean) {
       : piece;
     socket.write(
       [
-        "POST /?index HTTP/1.1",
+        `POST ${target} HTTP/1.1`,
         `Host: 127.0.0.1:${port}`,
-        "Content-Type: application/x-www-form-urlencoded",
+        `Content-Type: ${type}`,
         chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${size}`,
+        ...headers,
         "",
         "",
       ].join("\r\n"),
     );
     let sent = 0;
-    const writeMore = () => {
-      while (!answered && !socket.destroyed && sent < size) {
+    function writeMore() {
+      while ((untilClosed || !answered) && !socket.destroyed && sent < size) {
         sent += piece.length;
-        if (!socket.write(framedPiece)) return socket.once("drain", writeMore);
+        if (!socket.write(framedPiece)) return void socket.once("drain", writeMore);
       }
       if (chunked && !answered && !socket.destroyed) socket.write("0\r\n\r\n");
-    };
-    writeMore();
+    }
+    if (!waitsForContinue) writeMore();
   });
 }
+
+/** Every route of the build with an action, and every report endpoint: its type and most bytes. */
+async function readRoutesTakingBodies() {
+  const buildUrl = pathToFileURL(path.join(projectRoot, "build/index.js")).href;
+  const { routes } = (await import(buildUrl)) as ServerBuild;
+  const pathOf = (id?: string): string => {
+    const route = id === undefined ? undefined : routes[id];
+    if (!route) return "";
+    return route.path ? `${pathOf(route.parentId)}/${route.path}` : pathOf(route.parentId);
+  };
+  const actions = Object.values(routes).filter((route) => route.module.action);
+  return [
+    ...actions.map((route) => ({
+      target: `${pathOf(route.id).replace(/:\w+|\*/g, "x") || "/"}${route.index ? "?index" : ""}`,
+      type: FORM,
+      limit: BODY_LIMIT,
+    })),
+    ...Object.values(REPORTS).map(({ path, types, maxBytes }) => ({
+      target: path,
+      type: types[0],
+      limit: maxBytes,
+    })),
+  ];
+}
+
+describe("every route that takes a body", () => {
+  // Only a route's limit can end a body that never ends here: the request timeout is an hour.
+  const server = startSuiteServer({ REQUEST_TIMEOUT_MS: "3600000", METRICS_PORT: "0" });
+
+  it("refuses a declared length over its limit at once, without 100 Continue, and a chunked body as it streams past it, then closes within the drain", async () => {
+    const routes = await readRoutesTakingBodies();
+    expect(routes.length).toBeGreaterThan(Object.keys(REPORTS).length);
+    const answers = await Promise.all(
+      routes.map(async ({ target, type, limit }) => [
+        target,
+        await sendLargeBody(server.port, limit + 1, false, {
+          target,
+          type,
+          headers: ["Expect: 100-continue"],
+        }),
+        await sendLargeBody(server.port, Infinity, true, { target, type, untilClosed: true }),
+      ]),
+    );
+    expect(answers).toEqual(routes.map(({ target }) => [target, 413, 413]));
+  });
+
+  it("drains a body an answer leaves unread a moment, then closes: a missing file, the metrics port", async () => {
+    const statuses = await Promise.all([
+      sendLargeBody(server.port, Infinity, true, { target: "/build/x.js", untilClosed: true }),
+      sendLargeBody(server.metricsPort!, Infinity, true, { target: "/metrics", untilClosed: true }),
+    ]);
+    expect(statuses).toEqual([404, 404]);
+  });
+});
 
 describe("with the default limits", () => {
   const server = startSuiteServer();

@@ -207,6 +207,28 @@ describe("the metrics port", () => {
   }, 180_000);
 });
 
+describe("the metrics port's keep-alive", () => {
+  // The app's port keeps an idle connection for ten minutes.
+  const server = startSuiteServer({ METRICS_PORT: "0", KEEP_ALIVE_TIMEOUT_MS: "600000" });
+
+  it("is its own, short: a scraper's idle connection closes while a visitor's stays open", async () => {
+    const answered = async (port: number, path: string) => {
+      const socket = net.connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      await new Promise((resolve) => socket.once("data", resolve));
+      return socket;
+    };
+    const [visitor, scraper] = await Promise.all([
+      answered(server.port, "/healthz"),
+      answered(server.metricsPort!, "/metrics"),
+    ]);
+    await new Promise((resolve) => scraper.once("close", resolve));
+    expect(visitor.closed).toBe(false);
+    visitor.destroy();
+  });
+});
+
 describe("trace context passed on by a trusted proxy", () => {
   const server = startSuiteServer(() => ({ API_BASE_URL: api.url, TRUST_PROXY: "true" }));
 

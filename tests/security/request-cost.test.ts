@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { REPORTS } from "../../server/edge/report-endpoints";
 import { sendRaw } from "../support/raw-http";
 import {
   createCostMeter,
@@ -215,6 +216,16 @@ describe("reports from browsers, as large as their endpoints take", () => {
         fill("route=root", () => "&LCP=1", 1_024),
       ),
     ],
+    // Cut at the limit, then drained a moment and closed.
+    ...Object.values(REPORTS).map(({ path, types, maxBytes }): [string, () => Promise<number>] => [
+      `a chunked body to ${path} that never ends`,
+      async () => {
+        const chunk = `${(8_192).toString(16)}\r\n${"a".repeat(8_192)}\r\n`;
+        const head = [`POST ${path} HTTP/1.1`, `Host: ${host()}`, `Content-Type: ${types[0]}`];
+        const request = [...head, "Transfer-Encoding: chunked", "", chunk.repeat(maxBytes / 1_024)];
+        return (await sendRaw(server.port, request.join("\r\n"))).status;
+      },
+    ]),
   ])("%s", expectCheap);
 });
 

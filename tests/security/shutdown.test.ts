@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { parseResponse } from "../support/raw-http";
+import { parseResponse, sendRaw } from "../support/raw-http";
 import {
   expectNoServerErrors,
   getLogLines,
@@ -90,6 +90,23 @@ it("answers requests in flight at SIGTERM with Connection: close, and exits with
       expect(post.answer().headers.connection).toBe("close");
     }
     expectExitedByItself(server, code);
+  });
+});
+
+it("says Connection: close on every answer during the shutdown delay, kept-alive or new, while it serves", async () => {
+  await withServer(startServer({ ...SLOW_ENV, SHUTDOWN_DELAY_MS: "60000" }), async (server) => {
+    const kept = net.connect(server.port, "127.0.0.1");
+    let received = "";
+    kept.on("data", (chunk) => (received += chunk.toString("latin1")));
+    const ask = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`;
+    const answers = () => received.split(/(?=HTTP\/1\.1 )/).map(parseResponse);
+    kept.write(ask);
+    await expect.poll(() => answers()[0]?.headers.connection).toBe("keep-alive");
+    await sigterm(server);
+    kept.write(ask);
+    await expect.poll(() => answers().length).toBe(2);
+    expect(answers()[1]).toMatchObject({ status: 200, headers: { connection: "close" } });
+    expect((await sendRaw(server.port, ask)).headers.connection).toBe("close");
   });
 });
 

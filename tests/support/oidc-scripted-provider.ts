@@ -38,6 +38,8 @@ export type ScriptedProvider = {
   expiresIn: number;
   /** Token requests received so far, by grant type. */
   tokenRequests: string[];
+  /** The token endpoint answers once this settles (a refresh held in flight). */
+  hold: Promise<unknown>;
   /** Bytes of huge answers the app took before it closed the connection, one entry per answer. */
   hugeBytesTaken: number[];
   close: () => Promise<void>;
@@ -104,6 +106,7 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
     const form = new URLSearchParams(body);
     const grantType = form.get("grant_type") ?? "";
     scripted.tokenRequests.push(grantType);
+    await scripted.hold;
     const now = Math.floor(Date.now() / 1000);
     const nonce =
       scripted.answer === "wrong-nonce" ? "another-nonce" : nonces.get(form.get("code") ?? "");
@@ -179,6 +182,7 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
     tokenType: "Bearer",
     expiresIn: 300,
     tokenRequests: [],
+    hold: Promise.resolve(),
     hugeBytesTaken: [],
     close: () =>
       new Promise((resolve) => {

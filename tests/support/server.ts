@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,15 +13,24 @@ export const TEST_SESSION_SECRET = "test-secret-that-is-at-least-32-characters-l
 export { HANG_TIMEOUT_MS };
 
 /** A loopback port the system chose, listened on, for one server to take over (`startServer`). */
-export type ReservedPort = { port: number; url: string; fd: number; close: () => void };
+export type ReservedPort = {
+  port: number;
+  url: string;
+  fd: number;
+  close: () => void;
+  /** How many connections this process accepted on it (and closed) so far. */
+  accepted: () => number;
+};
 
 /** Listens on a port the system picks; the server started with it accepts on that very socket. */
 export async function reservePort(): Promise<ReservedPort> {
-  const listener = net.createServer((socket) => socket.destroy());
+  let accepted = 0;
+  const listener = net.createServer((socket) => (accepted++, socket.destroy()));
   await new Promise<void>((resolve) => listener.listen({ port: 0, host: "127.0.0.1" }, resolve));
   const { port } = listener.address() as net.AddressInfo;
   const fd = (listener as unknown as { _handle: { fd: number } })._handle.fd;
-  return { port, url: `http://127.0.0.1:${port}`, fd, close: () => void listener.close() };
+  const close = () => void listener.close();
+  return { port, url: `http://127.0.0.1:${port}`, fd, close, accepted: () => accepted };
 }
 
 export type ServerProcess = {
@@ -45,8 +54,13 @@ export type RunningServer = ServerProcess & {
 
 type Options = {
   cwd?: string;
-  /** The socket the server accepts on (systemd's LISTEN_FDS protocol); one is reserved if not given. */
+  /**
+   * The socket the server accepts on, handed over as systemd does (LISTEN_FDS, LISTEN_PID); one is
+   * reserved if not given.
+   */
   listener?: ReservedPort;
+  /** What fd 3 is instead (a descriptor, or the IPC channel), LISTEN_* as `env` says. */
+  fd3?: number | "ipc";
   /** Node's arguments, when the process to run is not the built server (a test fixture). */
   args?: string[];
   /** The program to run instead of the Node running the tests (the image's `CMD`). */
@@ -57,7 +71,8 @@ type Options = {
   user?: { uid?: number; gid?: number };
 };
 
-// A variable set to undefined is left out: the server runs without it.
+// A variable set to undefined is left out: the server runs without it. LISTEN_PID "self" is the
+// server's own process id.
 type Env = Record<string, string | undefined>;
 
 function getSuiteEnv(): Env {
@@ -73,6 +88,8 @@ function getSuiteEnv(): Env {
   };
 }
 
+const HANDED_OVER = { LISTEN_FDS: "1", LISTEN_PID: "self" };
+
 /**
  * Spawns the built production server (`node build/server.js`) on the Node running the tests.
  * `cwd` is where it finds the Remix build (`build/index.js`) and `public/`. The IPC channel
@@ -87,13 +104,26 @@ export function spawnServer(
     baseEnv = getSuiteEnv(),
     user = {},
     listener,
+    fd3 = listener?.fd,
   }: Options = {},
 ): ServerProcess {
   // The socket is fd 3 in the server, as a service manager hands it over; the parent's copy closes.
-  const child = spawn(command, args, {
+  const { LISTEN_PID, ...rest } = { ...baseEnv, ...env, ...(listener && HANDED_OVER) };
+  // The shell's process id is the server's once it has exec'd it.
+  const [program, argv] =
+    LISTEN_PID === "self"
+      ? ["/bin/sh", ["-c", 'export LISTEN_PID=$$; exec "$0" "$@"', command, ...args]]
+      : [command, args];
+  const child = spawn(program, argv, {
     cwd,
-    env: { ...baseEnv, ...env, ...(listener ? { LISTEN_FDS: "1" } : {}) } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe", listener?.fd ?? "ignore", "ipc"],
+    env: { ...rest, ...(LISTEN_PID !== "self" && { LISTEN_PID }) } as NodeJS.ProcessEnv,
+    stdio: [
+      "ignore",
+      "pipe",
+      "pipe",
+      ...(fd3 === "ipc" ? [] : [fd3 ?? "ignore"]),
+      "ipc",
+    ] as StdioOptions,
     uid: user.uid,
     gid: user.gid,
   });
@@ -119,11 +149,12 @@ export function spawnServer(
 }
 
 /**
- * Starts the built server on a port the system chose (`options.listener`, else one reserved here)
- * and resolves once it says it is listening; `metricsPort` is METRICS_PORT's, read back.
+ * Starts the built server on a port the system chose (`options.listener`, else one reserved here
+ * unless `fd3` says what fd 3 is) and resolves once it says it is listening; `metricsPort` is METRICS_PORT's, read back.
  */
 export async function startServer(env: Env = {}, options: Options = {}): Promise<RunningServer> {
-  const listener = options.listener ?? (await reservePort());
+  const listener =
+    options.listener ?? (options.fd3 === undefined ? await reservePort() : undefined);
   const server = spawnServer(env, { ...options, listener });
   let metricsPort: number | undefined;
   const port = await new Promise<number>((resolve, reject) => {
